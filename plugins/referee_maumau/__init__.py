@@ -1,0 +1,1 @@
+"""maumau rules plugin (under construction)."""

@@ -1,0 +1,1 @@
+"""mayor rules plugin (under construction)."""

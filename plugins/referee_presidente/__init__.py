@@ -1,0 +1,1 @@
+"""presidente rules plugin (under construction)."""

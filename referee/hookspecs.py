@@ -1,0 +1,60 @@
+"""The hooks a referee plugin may implement, grouped by phase.
+
+Implement them with `referee.hookimpl`:
+
+    from referee.hookspecs import hookimpl
+
+    @hookimpl
+    def register_games(register):
+        register(MyGame())
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("referee")
+hookimpl = pluggy.HookimplMarker("referee")
+
+
+# -- registration ------------------------------------------------------------------------------
+
+
+@hookspec
+def register_games(register) -> None:
+    """Register games: call `register(game)` with a `referee.game.Game` instance per game.
+
+    Called once per plugin manager; a game name registered twice is an error naming both plugins.
+    """
+
+
+@hookspec
+def register_strategies(register) -> None:
+    """Register in-process strategies: call `register(name, factory, help=..., games=None)`.
+
+    `factory(game, seat, config, rng)` returns a `referee.players.Strategy`; `games` is a tuple
+    of game names the strategy plays, or None for any game. A duplicate name is an error.
+    """
+
+
+# -- match lifecycle ---------------------------------------------------------------------------
+
+
+@hookspec
+def match_started(header: dict[str, Any]) -> None:
+    """Called once before the first deal of every match, with the replay header record."""
+
+
+@hookspec
+def match_finished(header: dict[str, Any], result: dict[str, Any]) -> None:
+    """Called once after every match, with the header and the replay's `result` record."""
+
+
+# -- CLI ---------------------------------------------------------------------------------------
+
+
+@hookspec
+def register_commands(cli) -> None:
+    """Add commands to the `referee` CLI: `cli` is the typer.Typer application."""

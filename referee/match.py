@@ -1,0 +1,91 @@
+"""From player specs to seated players: a registered strategy name, else a command line."""
+
+from __future__ import annotations
+
+import os
+import random
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any
+
+from referee.errors import UsageError
+from referee.game import Game
+from referee.players import Player, StrategyPlayer
+from referee.plugins import Registry
+from referee.runner import Limits, Seat
+
+
+def parse_command(spec: str) -> list[str]:
+    """Split a command spec like a shell would; raises UsageError if it cannot run."""
+    try:
+        argv = shlex.split(spec)
+    except ValueError as exc:
+        raise UsageError(f"cannot parse player command {spec!r}: {exc}") from None
+    if not argv:
+        raise UsageError("empty player spec")
+    program = argv[0]
+    if os.sep in program:
+        path = Path(program)
+        if not path.is_file() or not os.access(path, os.X_OK):
+            raise UsageError(f"player command {program!r} does not exist or is not executable")
+    elif shutil.which(program) is None:
+        raise UsageError(f"player {spec!r} is neither a registered strategy nor a command on PATH")
+    return argv
+
+
+def seat_names(specs: list[str], registry: Registry) -> list[Seat]:
+    """A Seat per spec, with short display names made unique by their seat number."""
+    seats = []
+    for spec in specs:
+        if spec in registry.strategies:
+            seats.append(Seat(spec, "strategy", spec))
+        else:
+            argv = parse_command(spec)
+            script = next((a for a in reversed(argv) if not a.startswith("-")), argv[0])
+            seats.append(Seat(Path(script).name, "command", spec))
+    counts: dict[str, int] = {}
+    for s in seats:
+        counts[s.name] = counts.get(s.name, 0) + 1
+    return [Seat(f"{s.name}#{i}" if counts[s.name] > 1 else s.name, s.kind, s.spec) for i, s in enumerate(seats)]
+
+
+def make_players(
+    game: Game,
+    config: dict[str, Any],
+    seed: int,
+    seats: list[Seat],
+    registry: Registry,
+    limits: Limits,
+    log_dir: Path | None = None,
+    log_stem: str = "match",
+) -> list[Player]:
+    """A Player per seat; strategies get their own PRNG seeded from (seed, seat)."""
+    players: list[Player] = []
+    try:
+        for i, seat in enumerate(seats):
+            if seat.kind == "strategy":
+                entry = registry.strategies[seat.spec]
+                if entry.games is not None and game.name not in entry.games:
+                    raise UsageError(
+                        f"strategy {seat.spec!r} plays only {', '.join(entry.games)}, not {game.name}"
+                    )
+                rng = random.Random(f"{seed}/{i}/{seat.spec}")
+                players.append(StrategyPlayer(entry.factory(game.name, i, config, rng)))
+            else:
+                from referee.subprocess_bot import SubprocessPlayer
+
+                log_path = log_dir / f"{log_stem}.seat{i}.log" if log_dir is not None else None
+                players.append(
+                    SubprocessPlayer(
+                        parse_command(seat.spec),
+                        log_path=log_path,
+                        start_ms=limits.start_ms,
+                        max_line_bytes=limits.max_line_bytes,
+                    )
+                )
+    except BaseException:
+        for p in players:
+            p.close()
+        raise
+    return players

@@ -1,0 +1,145 @@
+"""The Player interface: what the match runner talks to, whoever decides for the seat.
+
+Two adapters implement it: `StrategyPlayer` (an in-process strategy from a plugin) and
+`referee.subprocess_bot.SubprocessPlayer` (an external program speaking protocol v1).
+A bot's misbehaviour is returned as a `Fault`, never raised.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+from referee.game import Action
+
+FAULT_KINDS = ("timeout", "crash", "invalid", "illegal")
+RAW_CAP = 200  # characters of offending text kept in a fault record
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A bot's misbehaviour: kind (timeout, crash, invalid, illegal), what happened, the raw text."""
+
+    kind: str
+    detail: str
+    raw: str = ""
+    stderr_tail: str = ""
+
+    def record(self) -> dict[str, str]:
+        """The fault as written in a replay's move record."""
+        return {"kind": self.kind, "detail": self.detail, "raw": self.raw[:RAW_CAP]}
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A player's answer to `act`: an action, or a position in the legal list, or a fault."""
+
+    action: Any = None
+    index: int | None = None
+    fault: Fault | None = None
+    ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """What a player learns before the match: the hello message's fields."""
+
+    game: str
+    seat: int
+    players: int
+    names: list[str]
+    config: dict[str, Any]
+    match: str
+    limits: dict[str, int]
+
+    def message(self) -> dict[str, Any]:
+        """The protocol v1 `hello` message."""
+        return {
+            "type": "hello",
+            "protocol": 1,
+            "game": self.game,
+            "seat": self.seat,
+            "players": self.players,
+            "names": self.names,
+            "config": self.config,
+            "match": self.match,
+            "limits": self.limits,
+        }
+
+
+class Player(ABC):
+    """One seat's decision maker for one match."""
+
+    #: "strategy" or "command", as in the replay header
+    kind: str = "strategy"
+
+    @abstractmethod
+    def start(self, hello: Hello) -> Fault | None:
+        """Introduce the match (hello/ready); a Fault if the player failed to start."""
+
+    @abstractmethod
+    def event(self, event: dict[str, Any]) -> None:
+        """Tell the player something it may see just happened (never blocks on the player)."""
+
+    @abstractmethod
+    def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int) -> Reply:
+        """Ask for a decision; returns within the deadline with an action, an index or a fault."""
+
+    @abstractmethod
+    def end(self, result: dict[str, Any]) -> None:
+        """Tell the player the match is over."""
+
+    def close(self) -> None:
+        """Release every resource (processes, files); safe to call twice."""
+
+
+class Strategy(ABC):
+    """An in-process player's brain, one instance per seat per match.
+
+    Built by a registered factory as `factory(game, seat, config, rng)`.
+    """
+
+    def __init__(self, game: str, seat: int, config: dict[str, Any], rng: random.Random) -> None:
+        self.game = game
+        self.seat = seat
+        self.config = config
+        self.rng = rng
+
+    def event(self, event: dict[str, Any]) -> None:
+        """Called for every event this seat may see; the default ignores them."""
+
+    @abstractmethod
+    def choose(self, obs: dict[str, Any], legal: list[Action]) -> int | Action:
+        """The chosen action, or its index in `legal`."""
+
+
+class StrategyPlayer(Player):
+    """Adapter: a `Strategy` behind the Player interface. A raising strategy is a crash fault."""
+
+    kind = "strategy"
+
+    def __init__(self, strategy: Strategy) -> None:
+        self.strategy = strategy
+
+    def start(self, hello: Hello) -> Fault | None:
+        return None
+
+    def event(self, event: dict[str, Any]) -> None:
+        self.strategy.event(event)
+
+    def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int) -> Reply:
+        started = time.perf_counter()
+        try:
+            choice = self.strategy.choose(obs, legal)
+        except Exception as exc:  # a strategy plugin's bug must not stop the match
+            return Reply(fault=Fault("crash", f"strategy raised {type(exc).__name__}: {exc}"))
+        ms = (time.perf_counter() - started) * 1000.0
+        if isinstance(choice, int) and not isinstance(choice, bool):
+            return Reply(index=choice, ms=ms)
+        return Reply(action=choice, ms=ms)
+
+    def end(self, result: dict[str, Any]) -> None:
+        pass

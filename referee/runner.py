@@ -1,0 +1,245 @@
+"""The match runner: deals until the game's own match end, talks to the players, applies the
+fault policy of the protocol, and writes the replay as it goes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from referee import PROTOCOL_VERSION, __version__
+from referee.game import Event, Game, GameState, Record
+from referee.players import Fault, Hello, Player, Reply
+from referee.ranking import competition_ranks
+from referee.replay import ReplayWriter
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-match limits and the fault policy (PROTOCOL.md)."""
+
+    move_ms: int = 1000
+    start_ms: int = 5000
+    max_faults: int = 1
+    fallback: str = "first"  # "first" legal action, or a seeded "random" one
+    max_line_bytes: int = 65536
+
+    def wire(self) -> dict[str, int]:
+        """The limits as told to bots in `hello`."""
+        return {"move_ms": self.move_ms, "start_ms": self.start_ms, "max_line_bytes": self.max_line_bytes}
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who sits in a seat: a display name, "strategy" or "command", the spec it came from."""
+
+    name: str
+    kind: str
+    spec: str
+
+
+class Monitor(Protocol):
+    """Test hook: sees every message the runner sends and every state after a step."""
+
+    def sent(self, seat: int, message: dict[str, Any], state: GameState) -> None: ...
+
+    def stepped(self, state: GameState) -> None: ...
+
+
+@dataclass
+class FaultEntry:
+    """One recorded fault of a match, with where it happened."""
+
+    seat: int
+    deal: int
+    kind: str
+    detail: str
+    raw: str = ""
+    stderr_tail: str = ""
+
+    def record(self) -> dict[str, Any]:
+        return {"seat": self.seat, "deal": self.deal, "kind": self.kind, "detail": self.detail, "raw": self.raw}
+
+
+@dataclass
+class MatchResult:
+    """A finished match: the header and result records, every fault, the replay path."""
+
+    header: dict[str, Any]
+    result: dict[str, Any]
+    faults: list[FaultEntry] = field(default_factory=list)
+    replay: Path | None = None
+    decisions: int = 0
+
+
+def match_id(game: str, config: dict[str, Any], seed: int, specs: list[str]) -> str:
+    """A deterministic id for (game, config, seed, players): same inputs, same replay bytes."""
+    blob = json.dumps([game, config, seed, specs], sort_keys=True).encode()
+    return f"{game}-{seed}-{hashlib.sha256(blob).hexdigest()[:10]}"
+
+
+class _Null:
+    def write(self, record: dict[str, Any]) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def run_match(
+    game: Game,
+    config: dict[str, Any],
+    seed: int,
+    seats: list[Seat],
+    players: list[Player],
+    limits: Limits = Limits(),
+    replay: str | Path | None = None,
+    monitor: Monitor | None = None,
+    hooks: Any = None,
+) -> MatchResult:
+    """Play one whole match; every player is closed on return, whatever happened."""
+    try:
+        return _run(game, config, seed, seats, players, limits, replay, monitor, hooks)
+    finally:
+        for player in players:
+            player.close()
+
+
+def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> MatchResult:
+    n = len(players)
+    mid = match_id(game.name, config, seed, [s.spec for s in seats])
+    header = {
+        "type": "header",
+        "referee": __version__,
+        "protocol": PROTOCOL_VERSION,
+        "game": game.name,
+        "config": config,
+        "seed": seed,
+        "match": mid,
+        "players": [{"seat": i, "name": s.name, "kind": s.kind, "spec": s.spec} for i, s in enumerate(seats)],
+        "limits": {"move_ms": limits.move_ms, "start_ms": limits.start_ms, "max_faults": limits.max_faults,
+                   "fallback": limits.fallback},
+    }
+    writer = ReplayWriter(replay) if replay is not None else _Null()
+    faults = [0] * n
+    fault_log: list[FaultEntry] = []
+    disqualified: set[int] = set()
+    fallback_rng = random.Random(f"fallback/{seed}")
+    names = [s.name for s in seats]
+    decisions = 0
+
+    def disqualify(seat: int) -> None:
+        disqualified.add(seat)
+        players[seat].close()
+
+    def fault(seat: int, deal: int, f: Fault) -> None:
+        faults[seat] += 1
+        fault_log.append(FaultEntry(seat, deal, f.kind, f.detail, f.raw[:200], f.stderr_tail))
+        if f.kind == "crash" or faults[seat] >= limits.max_faults:
+            disqualify(seat)
+
+    def dispatch(outputs) -> None:
+        for out in outputs:
+            if type(out) is Record:
+                writer.write(out.data)
+                continue
+            message = out.message()
+            for seat in out.to if out.to is not None else range(n):
+                if seat not in disqualified:
+                    if monitor is not None:
+                        monitor.sent(seat, {"type": "event", "event": message}, state)
+                    players[seat].event(message)
+
+    try:
+        writer.write(header)
+        if hooks is not None:
+            hooks.match_started(header=header)
+        for seat, player in enumerate(players):
+            hello = Hello(game.name, seat, n, names, config, mid, limits.wire())
+            if monitor is not None:
+                monitor.sent(seat, hello.message(), None)
+            failed = player.start(hello)
+            if failed is not None:
+                fault(seat, 0, failed)
+
+        state = game.new_state(config, n, random.Random(seed))
+        dispatch(state.drain())
+        act_id = 0
+        while (seat := state.to_act()) is not None:
+            legal = state.legal_actions()
+            move_fault: Fault | None = None
+            ms = 0.0
+            if seat in disqualified:
+                action = _fallback(legal, limits, fallback_rng)
+            else:
+                obs = state.observe(seat)
+                act_id += 1
+                if monitor is not None:
+                    monitor.sent(seat, {"type": "act", "id": act_id, "obs": obs, "legal": legal,
+                                        "time_ms": limits.move_ms}, state)
+                reply = players[seat].act(act_id, obs, legal, limits.move_ms)
+                ms = reply.ms
+                action, move_fault = _resolve(state, legal, reply)
+                if move_fault is not None:
+                    fault(seat, state.deal, move_fault)
+                    action = _fallback(legal, limits, fallback_rng)
+            deal = state.deal
+            state.apply(action)
+            decisions += 1
+            move = {"type": "move", "deal": deal, "seat": seat, "action": action, "ms": round(ms, 3)}
+            if move_fault is not None:
+                move["fault"] = move_fault.record()
+            writer.write(move)
+            dispatch(state.drain())
+            if monitor is not None:
+                monitor.stepped(state)
+
+        outcome = state.outcome()
+        result = {
+            "type": "result",
+            "scores": outcome.scores,
+            "ranks": competition_ranks(outcome.measure, disqualified),
+            "faults": faults,
+            "disqualified": sorted(disqualified),
+            "fault_log": [f.record() for f in fault_log],
+        }
+        writer.write(result)
+        end = {k: v for k, v in result.items() if k != "type"}
+        for seat, player in enumerate(players):
+            if seat not in disqualified:
+                if monitor is not None:
+                    monitor.sent(seat, {"type": "end", "result": end}, state)
+                player.end(end)
+        if hooks is not None:
+            hooks.match_finished(header=header, result=result)
+        return MatchResult(header, result, fault_log, Path(replay) if replay is not None else None, decisions)
+    finally:
+        writer.close()
+
+
+def _fallback(legal, limits: Limits, rng: random.Random):
+    if limits.fallback == "random":
+        return legal[rng.randrange(len(legal))]
+    return legal[0]
+
+
+def _resolve(state: GameState, legal, reply: Reply):
+    """The legal action a reply stands for, or a fault saying why it stands for none."""
+    if reply.fault is not None:
+        return None, reply.fault
+    if reply.index is not None:
+        if 0 <= reply.index < len(legal):
+            return legal[reply.index], None
+        return None, Fault("illegal", f"index {reply.index} is outside the {len(legal)} legal actions",
+                           json.dumps(reply.index))
+    action = state.resolve(reply.action)
+    if action is None:
+        try:
+            raw = json.dumps(reply.action)
+        except (TypeError, ValueError):
+            raw = repr(reply.action)
+        return None, Fault("illegal", "the action is not among the legal actions", raw)
+    return action, None
