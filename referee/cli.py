@@ -1,0 +1,234 @@
+"""The `referee` command line. The only module that turns exceptions into output and exit codes.
+
+Heavy imports (rich, the plugins) happen inside the commands, so `referee --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+app = typer.Typer(
+    name="referee",
+    help="Referee and match runner for card-game bots: Mayor, Mau Mau, Presidente, and plugins.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,
+)
+
+_state: dict[str, object] = {"plugins_dir": None}
+
+
+@app.callback()
+def _main(
+    plugins_dir: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--plugins-dir",
+            envvar="REFEREE_PLUGINS_DIR",
+            help="Also load every .py file in this directory as a plugin.",
+        ),
+    ] = None,
+) -> None:
+    """Referee and match runner for card-game bots."""
+    _state["plugins_dir"] = plugins_dir
+
+
+@contextmanager
+def _errors():
+    """Turn the referee's own errors into a one-line message and an exit code."""
+    from referee.errors import PluginError, RefereeError, UsageError
+
+    try:
+        yield
+    except UsageError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except PluginError as exc:
+        typer.echo(f"plugin error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except RefereeError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+def _registry():
+    from referee.plugins import load_registry
+
+    return load_registry(_state["plugins_dir"])
+
+
+def _console():
+    from rich.console import Console
+
+    return Console()
+
+
+@app.command()
+def games() -> None:
+    """List the installed games."""
+    from rich.table import Table
+
+    with _errors():
+        registry = _registry()
+        table = Table(title="Games")
+        for col in ("name", "title", "players", "options", "plugin"):
+            table.add_column(col)
+        for name, game in sorted(registry.games.items()):
+            players = (
+                str(game.min_players)
+                if game.min_players == game.max_players
+                else f"{game.min_players}-{game.max_players}"
+            )
+            table.add_row(name, game.title, players, ", ".join(o.name for o in game.options),
+                          registry.game_plugins[name])
+        _console().print(table)
+
+
+@app.command()
+def strategies() -> None:
+    """List the installed in-process strategies (usable as --player NAME)."""
+    from rich.table import Table
+
+    with _errors():
+        registry = _registry()
+        table = Table(title="Strategies")
+        for col in ("name", "games", "description", "plugin"):
+            table.add_column(col)
+        for name, entry in sorted(registry.strategies.items()):
+            table.add_row(name, ", ".join(entry.games) if entry.games else "any", entry.help, entry.plugin)
+        _console().print(table)
+
+
+@app.command()
+def plugins() -> None:
+    """List the loaded plugins with their versions and the hooks they implement."""
+    from rich.table import Table
+
+    from referee.plugins import get_plugin_manager, plugin_versions
+
+    with _errors():
+        pm = get_plugin_manager(_state["plugins_dir"])
+        versions = plugin_versions(pm)
+        table = Table(title="Plugins")
+        for col in ("name", "version", "hooks"):
+            table.add_column(col)
+        for plugin in pm.get_plugins():
+            name = pm.get_name(plugin)
+            hooks = sorted(h.name for h in pm.get_hookcallers(plugin) or [])
+            table.add_row(name, versions.get(name) or "-", ", ".join(hooks))
+        _console().print(table)
+
+
+@app.command()
+def rules(game: Annotated[str, typer.Argument(help="A game name, as `referee games` lists them.")]) -> None:
+    """Show a game's rules summary and every configuration key with its default."""
+    from rich.table import Table
+
+    with _errors():
+        g = _registry().game(game)
+        console = _console()
+        players = str(g.min_players) if g.min_players == g.max_players else f"{g.min_players}-{g.max_players}"
+        console.print(f"[bold]{g.title}[/bold] ({g.name}, {players} players)\n")
+        console.print(g.summary.strip() + "\n", highlight=False, markup=False)
+        table = Table(title="Options (set with --set KEY=VALUE)")
+        for col in ("key", "type", "default", "allowed", "meaning"):
+            table.add_column(col)
+        for o in g.options:
+            if o.choices is not None:
+                allowed = ", ".join(str(c) for c in o.choices)
+            elif o.min is not None or o.max is not None:
+                allowed = f"{'' if o.min is None else o.min}..{'' if o.max is None else o.max}"
+            else:
+                allowed = ""
+            default = str(o.default).lower() if isinstance(o.default, bool) else str(o.default)
+            table.add_row(o.name, o.type.__name__, default, allowed, o.help)
+        console.print(table)
+
+
+@app.command()
+def play(
+    game: Annotated[str, typer.Argument(help="The game to play (see `referee games`).")],
+    player: Annotated[
+        list[str],
+        typer.Option(
+            "--player", "-p",
+            help="A seat, in seat order: a strategy name (see `referee strategies`) or a command line "
+            "run as a subprocess bot. Repeat once per seat.",
+        ),
+    ],
+    seed: Annotated[Optional[int], typer.Option(help="The match seed (default: a random one, printed).")] = None,
+    set_: Annotated[
+        list[str], typer.Option("--set", help="A game option, KEY=VALUE (see `referee rules GAME`). Repeatable.")
+    ] = [],
+    move_ms: Annotated[int, typer.Option(min=1, help="Time limit per decision, in ms.")] = 1000,
+    start_ms: Annotated[int, typer.Option(min=1, help="Time limit for a bot to answer hello, in ms.")] = 5000,
+    max_faults: Annotated[int, typer.Option(min=1, help="Faults before a bot is disqualified.")] = 1,
+    out: Annotated[
+        Optional[Path], typer.Option(help="Replay file to write (default: matches/<match id>.jsonl).")
+    ] = None,
+) -> None:
+    """Play one match and print the result; writes the replay and the bots' stderr logs."""
+    from referee.config import parse_assignments, resolve_config
+    from referee.match import make_players, seat_names
+    from referee.runner import Limits, match_id, run_match
+    from referee.plugins import get_plugin_manager, build_registry
+
+    with _errors():
+        pm = get_plugin_manager(_state["plugins_dir"])
+        registry = build_registry(pm)
+        g = registry.game(game)
+        config = resolve_config(g, parse_assignments(set_), len(player))
+        seats = seat_names(player, registry)
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**31)
+        limits = Limits(move_ms=move_ms, start_ms=start_ms, max_faults=max_faults)
+        mid = match_id(g.name, config, seed, [s.spec for s in seats])
+        replay = out if out is not None else Path("matches") / f"{mid}.jsonl"
+        if replay.exists() and replay.is_dir():
+            from referee.errors import UsageError
+
+            raise UsageError(f"--out {str(replay)!r} is a directory")
+        replay.parent.mkdir(parents=True, exist_ok=True)
+        stem = replay.name.split(".")[0]
+        players = make_players(g, config, seed, seats, registry, limits, replay.parent, stem)
+        console = _console()
+        console.print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False)
+        result = run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook)
+        _print_result(console, result)
+        console.print(f"replay: {replay}", highlight=False)
+
+
+def _print_result(console, result) -> None:
+    from rich.table import Table
+
+    res = result.result
+    table = Table(title="Result")
+    for col in ("seat", "player", "kind", "score", "rank", "faults"):
+        table.add_column(col)
+    for i, p in enumerate(result.header["players"]):
+        faults = str(res["faults"][i]) + (" (disqualified)" if i in res["disqualified"] else "")
+        table.add_row(str(i), p["name"], p["kind"], str(res["scores"][i]), str(res["ranks"][i]), faults)
+    console.print(table)
+    for f in result.faults:
+        console.print(
+            f"[red]fault[/red] seat {f.seat} deal {f.deal}: {f.kind}: {f.detail}"
+            + (f" (raw: {f.raw[:80]!r})" if f.raw else ""),
+            highlight=False,
+        )
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
