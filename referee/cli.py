@@ -206,6 +206,101 @@ def play(
         console.print(f"replay: {replay}", highlight=False)
 
 
+@app.command()
+def tournament(
+    file: Annotated[Path, typer.Argument(help="The tournament file (see docs/tournaments.md).")] = Path(
+        "tournament.toml"
+    ),
+    concurrency: Annotated[
+        Optional[int], typer.Option(min=1, help="Matches played at once, each in its own process "
+                                    "(default: the file's, else one per core).")
+    ] = None,
+    resume: Annotated[bool, typer.Option(help="Continue an interrupted run: skip what the journal holds.")] = False,
+    out: Annotated[Optional[Path], typer.Option(help="Output directory (default: the file's `out`).")] = None,
+) -> None:
+    """Run a tournament: every scheduled match, a crash-safe journal, standings at the end."""
+    import time as _time
+
+    from rich.console import Group
+    from rich.live import Live
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from referee import standings as st
+    from referee import tournament as tour
+    from referee.tournament_config import load_tournament
+
+    with _errors():
+        registry = _registry()
+        config = load_tournament(file, registry, out=out, concurrency=concurrency)
+        todo, done, _ = tour.prepare(config, resume)
+        total = len(todo) + len(done)
+        console = _console()
+        console.print(f"{config.name}: {total} matches ({len(done)} already in the journal), "
+                      f"{config.concurrency} at once, output in {config.out}", highlight=False)
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("faults: {task.fields[faults]}"), TimeRemainingColumn(),
+                            console=console)
+        task = progress.add_task("matches", total=total, completed=len(done),
+                                 faults=sum(sum(r["faults"]) for r in done))
+        records = list(done)
+        shown = {"at": 0.0}
+
+        def view():
+            if not records:
+                return progress
+            top = st.compute(records)["overall"]
+            return Group(progress, st.rich_table(top, "Top of the standings", limit=5, points=False))
+
+        with Live(view(), console=console, refresh_per_second=4, transient=False) as live:
+
+            def on_result(record):
+                records.append(record)
+                progress.update(task, advance=1, faults=progress.tasks[0].fields["faults"] + sum(record["faults"]))
+                now = _time.monotonic()
+                if now - shown["at"] > 0.5 or len(records) == total:
+                    shown["at"] = now
+                    live.update(view())
+
+            try:
+                records = tour.run(config, resume=True, plugins_dir=_state["plugins_dir"], on_result=on_result)
+            except KeyboardInterrupt:
+                live.stop()
+                console.print(f"interrupted: {len(records)} of {total} matches are in the journal; "
+                              "run again with --resume to finish", highlight=False)
+                raise typer.Exit(130) from None
+        _show_standings(console, records, config.out, config.name)
+
+
+@app.command()
+def standings(
+    journal: Annotated[Path, typer.Argument(help="A tournament's journal.jsonl.")],
+    out: Annotated[Optional[Path], typer.Option(help="Where to write the standings files "
+                                                "(default: beside the journal).")] = None,
+) -> None:
+    """Recompute a tournament's standings from its journal alone, and write the standings files."""
+    from referee import standings as st
+    from referee.errors import UsageError
+
+    with _errors():
+        if not journal.is_file():
+            raise UsageError(f"journal {str(journal)!r} does not exist")
+        head, records = st.read_journal(journal)
+        if not records:
+            raise UsageError(f"{journal} holds no finished match")
+        _show_standings(_console(), records, out or journal.parent, head.get("name", "") if head else "")
+
+
+def _show_standings(console, records, out_dir: Path, name: str) -> None:
+    from referee import standings as st
+
+    table = st.compute(records)
+    console.print(st.rich_table(table["overall"], f"Standings: {name} (all games)", points=False))
+    for game, rows in table["games"].items():
+        console.print(st.rich_table(rows, f"{game}"))
+    paths = st.write_all(table, out_dir, name)
+    console.print("written: " + ", ".join(str(p) for p in paths), highlight=False)
+
+
 def _print_result(console, result) -> None:
     from rich.table import Table
 

@@ -59,8 +59,12 @@ def make_players(
     limits: Limits,
     log_dir: Path | None = None,
     log_stem: str = "match",
+    commands: list[dict[str, Any]] | None = None,
 ) -> list[Player]:
-    """A Player per seat; strategies get their own PRNG seeded from (seed, seat)."""
+    """A Player per seat; strategies get their own PRNG seeded from (seed, seat).
+
+    `commands[i]` holds extra SubprocessPlayer keyword arguments for seat i (cwd, env, start_ms).
+    """
     players: list[Player] = []
     try:
         for i, seat in enumerate(seats):
@@ -76,14 +80,11 @@ def make_players(
                 from referee.subprocess_bot import SubprocessPlayer
 
                 log_path = log_dir / f"{log_stem}.seat{i}.log" if log_dir is not None else None
-                players.append(
-                    SubprocessPlayer(
-                        parse_command(seat.spec),
-                        log_path=log_path,
-                        start_ms=limits.start_ms,
-                        max_line_bytes=limits.max_line_bytes,
-                    )
-                )
+                kwargs: dict[str, Any] = {"start_ms": limits.start_ms, "max_line_bytes": limits.max_line_bytes}
+                if commands is not None and commands[i]:
+                    kwargs.update(commands[i])
+                argv = shlex.split(seat.spec) if "cwd" in kwargs else parse_command(seat.spec)
+                players.append(SubprocessPlayer(argv, log_path=log_path, **kwargs))
     except BaseException:
         for p in players:
             p.close()

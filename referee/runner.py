@@ -39,6 +39,7 @@ class Seat:
     name: str
     kind: str
     spec: str
+    move_ms: int | None = None  # this seat's own limit per decision, if not the match's
 
 
 class Monitor(Protocol):
@@ -129,6 +130,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
     disqualified: set[int] = set()
     fallback_rng = random.Random(f"fallback/{seed}")
     names = [s.name for s in seats]
+    move_ms = [s.move_ms or limits.move_ms for s in seats]
     decisions = 0
 
     def disqualify(seat: int) -> None:
@@ -177,10 +179,11 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
             else:
                 obs = state.observe(seat)
                 act_id += 1
+                time_ms = move_ms[seat]
                 if monitor is not None:
                     monitor.sent(seat, {"type": "act", "id": act_id, "obs": obs, "legal": legal,
-                                        "time_ms": limits.move_ms}, state)
-                reply = players[seat].act(act_id, obs, legal, limits.move_ms)
+                                        "time_ms": time_ms}, state)
+                reply = players[seat].act(act_id, obs, legal, time_ms)
                 ms = reply.ms
                 action, move_fault = _resolve(state, legal, reply)
                 if move_fault is not None:

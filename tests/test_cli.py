@@ -1,0 +1,91 @@
+"""The CLI as a user meets it: real subprocesses, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = f"{sys.executable} bots/python/random_bot.py"
+
+
+def referee(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "referee", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize("command", [[], ["games"], ["strategies"], ["plugins"], ["rules", "maumau"],
+                                     ["play", "--help"]])
+def test_listing_commands_work(command):
+    proc = referee(*command, "--help") if not command else referee(*command)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip()
+
+
+def test_games_lists_every_builtin_game():
+    out = referee("games").stdout
+    for name in ("maumau", "presidente", "mayor"):
+        assert name in out
+
+
+def test_rules_lists_every_option_with_its_default():
+    out = referee("rules", "maumau").stdout
+    for key in ("hand_size", "deck", "ace", "seven_chain", "sevens", "voluntary_draw", "announcements", "target"):
+        assert key in out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["play", "nogame", "-p", "random", "-p", "random"], "unknown game 'nogame'"),
+        (["play", "maumau", "-p", "random", "-p", "random", "--set", "colour=red"], "no option 'colour'"),
+        (["play", "maumau", "-p", "random", "-p", "random", "--set", "target=lots"], "whole number"),
+        (["play", "maumau", "-p", "random", "-p", "random", "--set", "deck=tarot"], "must be one of"),
+        (["play", "maumau", "-p", "random", "-p", "/no/such/bot"], "does not exist"),
+        (["play", "maumau", "-p", "random", "-p", "no-such-program-xyz --fast"], "neither a registered strategy"),
+        (["play", "maumau", "-p", "random"], "2 to 10 players, got 1"),
+        (["play", "presidente"] + ["-p", "random"] * 5, "4 players, got 5"),
+        (["play", "mayor"] + ["-p", "random"] * 3, "4 players, got 3"),
+        (["play", "presidente"] + ["-p", "maumau-greedy"] * 4, "plays only maumau"),
+        (["rules", "nogame"], "unknown game"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
+    proc = referee(*args, "--out", str(tmp_path / "x.jsonl")) if args[0] == "play" else referee(*args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert message in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_play_writes_a_replay_and_prints_the_table(tmp_path):
+    out = tmp_path / "m.jsonl"
+    proc = referee("play", "maumau", "-p", "random", "-p", BOT, "-p", "maumau-greedy",
+                   "--seed", "7", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "Result" in proc.stdout and "maumau-greedy" in proc.stdout
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert records[0]["type"] == "header" and records[-1]["type"] == "result"
+    assert records[-1]["faults"] == [0, 0, 0]
+    assert (tmp_path / "m.seat1.log").exists()
+
+
+def test_play_twice_gives_identical_replays_apart_from_ms(tmp_path):
+    def strip(path):
+        recs = [json.loads(line) for line in path.read_text().splitlines()]
+        for r in recs:
+            r.pop("ms", None)
+        return recs
+
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for out in (a, b):
+        proc = referee("play", "maumau", "-p", "random", "-p", BOT, "-p", "maumau-greedy",
+                       "--seed", "7", "--out", str(out))
+        assert proc.returncode == 0, proc.stderr
+    assert strip(a) == strip(b)
