@@ -1,0 +1,167 @@
+"""Standings from a results journal: counts, points, and an OpenSkill rating with a 95% interval.
+
+Ratings are updated in schedule order (each record's `index`), never in completion order, so a
+resumed tournament ends with exactly the standings of an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+Z95 = 1.959964
+
+
+@dataclass
+class Row:
+    """One entrant's line in a standings table."""
+
+    entrant: str
+    matches: int = 0
+    wins: int = 0
+    mean_rank: float = 0.0
+    total_points: float = 0.0
+    mean_points: float = 0.0
+    faults: int = 0
+    disqualified: int = 0
+    rating: float = 0.0
+    sigma: float = 0.0
+    low: float = 0.0
+    high: float = 0.0
+
+
+def read_journal(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The journal's tournament line and its match records; a torn last line is ignored."""
+    head = None
+    records: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line torn by a crash; it was never acknowledged
+            if rec.get("type") == "tournament":
+                head = rec
+            elif rec.get("type") == "match":
+                records.append(rec)
+    return head, records
+
+
+def compute(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Standings overall and per game, as {"overall": [Row], "games": {game: [Row]}}."""
+    from openskill.models import PlackettLuce
+
+    ordered = sorted(records, key=lambda r: r["index"])
+    groups: dict[str, list[dict[str, Any]]] = {"overall": ordered}
+    for rec in ordered:
+        groups.setdefault(f"game:{rec['game']}", []).append(rec)
+    out: dict[str, Any] = {"overall": [], "games": {}}
+    for scope, recs in groups.items():
+        model = PlackettLuce()
+        rows: dict[str, Row] = {}
+        ratings: dict[str, Any] = {}
+        rank_sum: dict[str, int] = {}
+        for rec in recs:
+            for seat, name in enumerate(rec["seats"]):
+                row = rows.setdefault(name, Row(name))
+                if name not in ratings:
+                    ratings[name] = model.rating(name=name)
+                row.matches += 1
+                row.wins += rec["ranks"][seat] == 1
+                rank_sum[name] = rank_sum.get(name, 0) + rec["ranks"][seat]
+                row.faults += rec["faults"][seat]
+                row.disqualified += seat in rec["disqualified"]
+                if scope != "overall":
+                    row.total_points += rec["scores"][seat]
+            teams = [[ratings[name]] for name in rec["seats"]]
+            new = model.rate(teams, ranks=list(rec["ranks"]))
+            for name, team in zip(rec["seats"], new):
+                ratings[name] = team[0]
+        for name, row in rows.items():
+            row.mean_rank = round(rank_sum[name] / row.matches, 4)
+            row.total_points = round(row.total_points, 4)
+            row.mean_points = round(row.total_points / row.matches, 4)
+            mu, sigma = ratings[name].mu, ratings[name].sigma
+            row.rating, row.sigma = round(mu, 4), round(sigma, 4)
+            row.low, row.high = round(mu - Z95 * sigma, 4), round(mu + Z95 * sigma, 4)
+        table = sorted(rows.values(), key=lambda r: (-r.rating, r.mean_rank, r.entrant))
+        if scope == "overall":
+            out["overall"] = table
+        else:
+            out["games"][scope.split(":", 1)[1]] = table
+    return out
+
+
+def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:
+    """JSON/TOML-ready standings."""
+    return {
+        "tournament": name,
+        "overall": [asdict(r) for r in standings["overall"]],
+        "games": {g: [asdict(r) for r in rows] for g, rows in standings["games"].items()},
+    }
+
+
+COLUMNS = ("entrant", "matches", "wins", "mean_rank", "total_points", "mean_points", "faults",
+           "disqualified", "rating", "sigma", "low", "high")
+
+
+def write_all(standings: dict[str, Any], out_dir: Path, name: str = "") -> list[Path]:
+    """Write standings.json, .csv, .md and .toml into `out_dir`; returns the paths."""
+    import tomli_w
+
+    data = as_dict(standings, name)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    p = out_dir / "standings.json"
+    p.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    paths.append(p)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(("scope",) + COLUMNS)
+    for scope, rows in [("overall", data["overall"])] + list(data["games"].items()):
+        for r in rows:
+            w.writerow((scope,) + tuple(r[c] for c in COLUMNS))
+    p = out_dir / "standings.csv"
+    p.write_text(buf.getvalue(), encoding="utf-8")
+    paths.append(p)
+    p = out_dir / "standings.md"
+    p.write_text(markdown(data), encoding="utf-8")
+    paths.append(p)
+    p = out_dir / "standings.toml"
+    p.write_text(tomli_w.dumps(data), encoding="utf-8")
+    paths.append(p)
+    return paths
+
+
+def markdown(data: dict[str, Any]) -> str:
+    """The standings as Markdown tables, overall first, then per game."""
+    lines = [f"# Standings{': ' + data['tournament'] if data['tournament'] else ''}", ""]
+    heads = ("#",) + COLUMNS
+    for scope, rows in [("Overall", data["overall"])] + [(f"Game: {g}", r) for g, r in data["games"].items()]:
+        lines += [f"## {scope}", "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+        for i, r in enumerate(rows, 1):
+            lines.append("| " + " | ".join([str(i)] + [str(r[c]) for c in COLUMNS]) + " |")
+        lines.append("")
+    lines.append("Rating: OpenSkill Plackett-Luce mu; low/high: the 95% interval (mu ± 1.96 sigma). "
+                 "Points are each game's own scores (Mau Mau: penalty points, lower is better); "
+                 "the overall table has none.")
+    return "\n".join(lines) + "\n"
+
+
+def rich_table(rows: list[Row], title: str, limit: int | None = None, points: bool = True):
+    """A rich Table of standings rows."""
+    from rich.table import Table
+
+    table = Table(title=title)
+    for col in ("#", "entrant", "matches", "wins", "mean rank", "points", "faults", "DQ", "rating (95%)"):
+        table.add_column(col, justify="left" if col == "entrant" else "right")
+    for i, r in enumerate(rows[:limit] if limit else rows, 1):
+        table.add_row(str(i), r.entrant, str(r.matches), str(r.wins), f"{r.mean_rank:.2f}",
+                      f"{r.total_points:g}" if points else "-", str(r.faults), str(r.disqualified),
+                      f"{r.rating:.1f} ({r.low:.1f}..{r.high:.1f})")
+    return table

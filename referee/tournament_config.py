@@ -1,0 +1,327 @@
+"""`tournament.toml`: read with tomllib, checked key by key, turned into a list of matches.
+
+Every error names the file, the key and what was expected (documented in docs/tournaments.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.config import resolve_config
+from referee.errors import ConfigError, UsageError
+from referee.plugins import Registry
+
+SCHEDULES = ("round-robin", "gauntlet")
+SCRIPT_SUFFIXES = {".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".php"}
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A tournament entrant: a registered strategy or a command (with optional cwd, env, limits)."""
+
+    name: str
+    strategy: str | None = None
+    command: str | None = None
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    move_ms: int | None = None
+    start_ms: int | None = None
+    games: tuple[str, ...] | None = None
+
+    @property
+    def spec(self) -> str:
+        return self.strategy if self.strategy is not None else self.command  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """One game of the tournament: its config, table size, schedule and seeds."""
+
+    game: str
+    config: dict[str, Any]
+    players: int
+    schedule: str
+    focus: str | None
+    seeds: int
+    duplicate: bool
+    entrants: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One match to play: its place in the schedule, game, config, seed and seated entrants."""
+
+    index: int
+    key: str
+    game: str
+    config: dict[str, Any]
+    seed: int
+    seats: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A checked tournament file."""
+
+    path: Path
+    name: str
+    seed: int
+    games: tuple[GameEntry, ...]
+    entrants: dict[str, Entrant]
+    move_ms: int
+    start_ms: int
+    max_faults: int
+    concurrency: int
+    out: Path
+
+    def matches(self) -> list[MatchSpec]:
+        """Every match of the tournament, in a fixed order (the order standings are computed in)."""
+        specs: list[MatchSpec] = []
+        for g_index, entry in enumerate(self.games):
+            seeds = [derive_seed(self.seed, entry.game, g_index, i) for i in range(entry.seeds)]
+            for t_index, table in enumerate(tables(entry)):
+                for s_index, seed in enumerate(seeds):
+                    rotations = range(len(table)) if entry.duplicate else range(1)
+                    for r in rotations:
+                        seats = table[r:] + table[:r]
+                        key = f"{entry.game}.g{g_index}.t{t_index}.s{s_index}.r{r}"
+                        specs.append(MatchSpec(len(specs), key, entry.game, entry.config, seed, seats))
+        return specs
+
+
+def derive_seed(seed: int, game: str, g_index: int, i: int) -> int:
+    """The i-th deal seed of a game entry: stable across runs and machines."""
+    digest = hashlib.sha256(f"{seed}/{game}/{g_index}/{i}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") >> 1
+
+
+def tables(entry: GameEntry) -> list[tuple[str, ...]]:
+    """The tables of a game entry: every combination (round-robin) or the focus against the field."""
+    if entry.schedule == "round-robin":
+        return list(itertools.combinations(entry.entrants, entry.players))
+    field_ = [e for e in entry.entrants if e != entry.focus]
+    return [(entry.focus,) + combo for combo in itertools.combinations(field_, entry.players - 1)]
+
+
+class _Reader:
+    """Typed access to a TOML table with errors naming the file and the key."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, key: str, expected: str, got: Any = None) -> ConfigError:
+        suffix = "" if got is None else f", got {got!r}"
+        return ConfigError(f"{self.path}: {key}: expected {expected}{suffix}")
+
+    def get(self, table: dict, key: str, where: str, kind, default: Any = ..., expected: str = "") -> Any:
+        full = f"{where}.{key}" if where else key
+        if key not in table:
+            if default is ...:
+                raise self.fail(full, f"{expected or kind.__name__} (missing)")
+            return default
+        value = table[key]
+        if kind is int and isinstance(value, bool) or not isinstance(value, kind):
+            raise self.fail(full, expected or _type_name(kind), value)
+        return value
+
+
+def _type_name(kind) -> str:
+    return {int: "an integer", str: "a string", bool: "true or false", dict: "a table", list: "an array"}.get(
+        kind, getattr(kind, "__name__", str(kind))
+    )
+
+
+def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.PathLike | None = None,
+                    concurrency: int | None = None) -> TournamentConfig:
+    """Read and check a tournament file; raises ConfigError naming the key at fault."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"tournament file {str(path)!r} does not exist") from None
+    except IsADirectoryError:
+        raise UsageError(f"tournament file {str(path)!r} is a directory") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    r = _Reader(path)
+    known_top = {"name", "seed", "limits", "concurrency", "out", "entrants", "games",
+                 "schedule", "seeds", "duplicate", "focus"}
+    for key in data:
+        if key not in known_top:
+            raise r.fail(key, f"one of the keys {', '.join(sorted(known_top))} (unknown key)")
+    name = r.get(data, "name", "", str, default=path.stem)
+    seed = r.get(data, "seed", "", int, default=0)
+    limits = r.get(data, "limits", "", dict, default={})
+    for key in limits:
+        if key not in ("move_ms", "start_ms", "max_faults"):
+            raise r.fail(f"limits.{key}", "move_ms, start_ms or max_faults (unknown key)")
+    move_ms = _positive(r, limits, "move_ms", "limits", 1000)
+    start_ms = _positive(r, limits, "start_ms", "limits", 5000)
+    max_faults = _positive(r, limits, "max_faults", "limits", 1)
+    if concurrency is None:
+        concurrency = r.get(data, "concurrency", "", int, default=0)
+        if concurrency < 0:
+            raise r.fail("concurrency", "0 (one per core) or more", concurrency)
+    if concurrency == 0:
+        concurrency = os.cpu_count() or 1
+    out_dir = Path(out) if out is not None else Path(r.get(data, "out", "", str, default=f"matches/{path.stem}"))
+
+    entrants = _entrants(r, data, registry)
+    default_schedule = r.get(data, "schedule", "", str, default="round-robin")
+    default_seeds = r.get(data, "seeds", "", int, default=1)
+    default_duplicate = r.get(data, "duplicate", "", bool, default=False)
+    default_focus = r.get(data, "focus", "", str, default=None)
+
+    raw_games = r.get(data, "games", "", list, expected="an array of tables [[games]]")
+    if not raw_games:
+        raise r.fail("games", "at least one [[games]] table")
+    games = []
+    for i, g in enumerate(raw_games):
+        where = f"games[{i}]"
+        if not isinstance(g, dict):
+            raise r.fail(where, "a table", g)
+        for key in g:
+            if key not in ("game", "config", "players", "schedule", "focus", "seeds", "duplicate", "entrants"):
+                raise r.fail(f"{where}.{key}", "game, config, players, schedule, focus, seeds, duplicate "
+                             "or entrants (unknown key)")
+        game_name = r.get(g, "game", where, str, expected="a game name")
+        if game_name not in registry.games:
+            known = ", ".join(sorted(registry.games))
+            raise r.fail(f"{where}.game", f"one of {known}", game_name)
+        game = registry.games[game_name]
+        default_players = game.min_players if game.min_players == game.max_players else None
+        players = r.get(g, "players", where, int,
+                        default=default_players if default_players is not None else ...,
+                        expected=f"a table size from {game.min_players} to {game.max_players}")
+        if not game.min_players <= players <= game.max_players:
+            raise r.fail(f"{where}.players", f"a table size from {game.min_players} to {game.max_players}", players)
+        raw_config = r.get(g, "config", where, dict, default={})
+        try:
+            config = resolve_config(game, raw_config, players)
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: {where}.config: {exc}") from None
+        schedule = r.get(g, "schedule", where, str, default=default_schedule)
+        if schedule not in SCHEDULES:
+            raise r.fail(f"{where}.schedule", " or ".join(repr(s) for s in SCHEDULES), schedule)
+        seeds = r.get(g, "seeds", where, int, default=default_seeds)
+        if seeds < 1:
+            raise r.fail(f"{where}.seeds", "at least 1", seeds)
+        duplicate = r.get(g, "duplicate", where, bool, default=default_duplicate)
+        listed = r.get(g, "entrants", where, list, default=None)
+        if listed is None:
+            names = tuple(e.name for e in entrants.values() if e.games is None or game_name in e.games)
+        else:
+            for j, n in enumerate(listed):
+                if n not in entrants:
+                    raise r.fail(f"{where}.entrants[{j}]", "the name of an [[entrants]] table", n)
+                if entrants[n].games is not None and game_name not in entrants[n].games:
+                    raise r.fail(f"{where}.entrants[{j}]", f"an entrant that plays {game_name}", n)
+            names = tuple(listed)
+        focus = r.get(g, "focus", where, str, default=default_focus)
+        if schedule == "gauntlet":
+            if focus is None:
+                raise r.fail(f"{where}.focus", "the entrant a gauntlet is run for (missing)")
+            if focus not in names:
+                raise r.fail(f"{where}.focus", f"one of the entrants playing {game_name}", focus)
+        if len(names) < players:
+            raise r.fail(f"{where}.players", f"no more than the {len(names)} entrants that play {game_name}",
+                         players)
+        games.append(GameEntry(game_name, config, players, schedule, focus, seeds, duplicate, names))
+    return TournamentConfig(path, name, seed, tuple(games), entrants, move_ms, start_ms, max_faults,
+                            concurrency, out_dir)
+
+
+def _positive(r: _Reader, table: dict, key: str, where: str, default: int) -> int:
+    value = r.get(table, key, where, int, default=default)
+    if value < 1:
+        raise r.fail(f"{where}.{key}", "a positive integer", value)
+    return value
+
+
+def _entrants(r: _Reader, data: dict, registry: Registry) -> dict[str, Entrant]:
+    raw = r.get(data, "entrants", "", list, expected="an array of tables [[entrants]]")
+    entrants: dict[str, Entrant] = {}
+    for i, e in enumerate(raw):
+        where = f"entrants[{i}]"
+        if not isinstance(e, dict):
+            raise r.fail(where, "a table", e)
+        allowed = ("name", "strategy", "command", "cwd", "env", "limits", "games")
+        for key in e:
+            if key not in allowed:
+                raise r.fail(f"{where}.{key}", f"one of {', '.join(allowed)} (unknown key)")
+        strategy = r.get(e, "strategy", where, str, default=None)
+        command = r.get(e, "command", where, str, default=None)
+        if (strategy is None) == (command is None):
+            raise r.fail(where, "exactly one of 'strategy' or 'command'")
+        name = r.get(e, "name", where, str, default=strategy if strategy is not None else ...)
+        if name in entrants:
+            raise r.fail(f"{where}.name", "a name no other entrant has", name)
+        games = r.get(e, "games", where, list, default=None)
+        if strategy is not None:
+            if strategy not in registry.strategies:
+                known = ", ".join(sorted(registry.strategies))
+                raise r.fail(f"{where}.strategy", f"a registered strategy ({known})", strategy)
+            only = registry.strategies[strategy].games
+            if games is None and only is not None:
+                games = list(only)
+        if games is not None:
+            for j, gname in enumerate(games):
+                if gname not in registry.games:
+                    raise r.fail(f"{where}.games[{j}]", "an installed game", gname)
+        cwd = r.get(e, "cwd", where, str, default=None)
+        if command is not None:
+            base = r.path.parent / cwd if cwd is not None else r.path.parent
+            if cwd is not None and not base.is_dir():
+                raise r.fail(f"{where}.cwd", "an existing directory", cwd)
+            try:
+                _check_command(command, base)
+            except UsageError as exc:
+                raise r.fail(f"{where}.command", "a command that exists", f"{command} ({exc})") from None
+        env = r.get(e, "env", where, dict, default={})
+        for k, v in env.items():
+            if not isinstance(v, str):
+                raise r.fail(f"{where}.env.{k}", "a string", v)
+        limits = r.get(e, "limits", where, dict, default={})
+        for k in limits:
+            if k not in ("move_ms", "start_ms"):
+                raise r.fail(f"{where}.limits.{k}", "move_ms or start_ms (unknown key)")
+        entrants[name] = Entrant(
+            name, strategy, command, str(base) if command is not None else None, dict(env),
+            _positive(r, limits, "move_ms", f"{where}.limits", None) if "move_ms" in limits else None,
+            _positive(r, limits, "start_ms", f"{where}.limits", None) if "start_ms" in limits else None,
+            tuple(games) if games is not None else None,
+        )
+    if not entrants:
+        raise r.fail("entrants", "at least one [[entrants]] table")
+    return entrants
+
+
+def _check_command(command: str, cwd: Path) -> None:
+    """Raise UsageError unless the command's program can be found, relative to `cwd`."""
+    import shlex
+    import shutil
+
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if not argv:
+        raise UsageError("empty command")
+    program = argv[0]
+    if os.sep in program:
+        p = Path(program) if Path(program).is_absolute() else cwd / program
+        if not (p.is_file() and os.access(p, os.X_OK)):
+            raise UsageError(f"{program} does not exist or is not executable")
+    elif shutil.which(program) is None:
+        raise UsageError(f"{program} is not on PATH")
+    for arg in argv[1:]:
+        if Path(arg).suffix in SCRIPT_SUFFIXES and not arg.startswith("-"):
+            p = Path(arg) if Path(arg).is_absolute() else cwd / arg
+            if not p.is_file():
+                raise UsageError(f"{arg} does not exist")
