@@ -74,6 +74,7 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     ]
     replay_dir = Path(out_dir) / "replays"
     started = time.perf_counter()
+    wall = time.monotonic()
     players = make_players(game, spec.config, spec.seed, seats, registry, limits, replay_dir, spec.key, commands)
     result = run_match(game, spec.config, spec.seed, seats, players, limits, replay=replay_dir / f"{spec.key}.jsonl")
     res = result.result
@@ -91,6 +92,9 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
         "fault_log": res["fault_log"],
         "decisions": result.decisions,
         "seconds": round(time.perf_counter() - started, 4),
+        "pid": os.getpid(),
+        "started": wall,
+        "ended": time.monotonic(),
         "replay": f"replays/{spec.key}.jsonl",
     }
 

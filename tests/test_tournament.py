@@ -1,0 +1,197 @@
+"""Tournaments: schedules, duplicate seating, crash-safe journal and resume, concurrency, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from referee.errors import ConfigError
+from referee.plugins import load_registry
+from referee.standings import read_journal
+from referee.tournament_config import load_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+REGISTRY = load_registry()
+
+
+def referee(*args, cwd=ROOT, timeout=300):
+    return subprocess.run([sys.executable, "-m", "referee", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def write(tmp_path: Path, text: str, name="t.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+MANY = """
+name = "many"
+seed = 5
+duplicate = true
+seeds = {seeds}
+concurrency = {concurrency}
+{entrants}
+[[games]]
+game = "maumau"
+players = 3
+config = {{ target = {target} }}
+"""
+
+
+def many(tmp_path, seeds=2, concurrency=1, target=100, n=5, name="t.toml"):
+    entrants = "\n".join(
+        f'[[entrants]]\nname = "e{i}"\nstrategy = "{["random", "first", "maumau-greedy"][i % 3]}"\n'
+        for i in range(n)
+    )
+    return write(tmp_path, MANY.format(seeds=seeds, concurrency=concurrency, entrants=entrants, target=target),
+                 name)
+
+
+def test_round_robin_with_duplicate_seats_everyone_everywhere_equally(tmp_path):
+    config = load_tournament(many(tmp_path, seeds=3), REGISTRY)
+    matches = config.matches()
+    # C(5,3) tables x 3 seeds x 3 rotations
+    assert len(matches) == 10 * 3 * 3
+    seats = Counter((name, seat) for m in matches for seat, name in enumerate(m.seats))
+    for name in ("e0", "e1", "e2", "e3", "e4"):
+        assert len({seats[(name, s)] for s in range(3)}) == 1, seats
+    by_table_seed = Counter((frozenset(m.seats), m.seed) for m in matches)
+    assert set(by_table_seed.values()) == {3}
+    rotations = {}
+    for m in matches:
+        rotations.setdefault((frozenset(m.seats), m.seed), set()).add(m.seats)
+    assert all(len(r) == 3 for r in rotations.values())
+
+
+def test_gauntlet_puts_the_focus_at_every_table(tmp_path):
+    path = write(tmp_path, """
+seed = 1
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "first"
+[[entrants]]
+name = "r2"
+strategy = "random"
+[[entrants]]
+strategy = "maumau-greedy"
+[[games]]
+game = "maumau"
+players = 2
+schedule = "gauntlet"
+focus = "maumau-greedy"
+""")
+    matches = load_tournament(path, REGISTRY).matches()
+    assert len(matches) == 3
+    assert all("maumau-greedy" in m.seats for m in matches)
+
+
+def test_killed_tournament_resumes_to_identical_standings(tmp_path):
+    path = many(tmp_path, seeds=4, concurrency=1, target=300)
+    total = len(load_tournament(path, REGISTRY).matches())
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "tournament", str(path), "--out", str(killed)],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    journal = killed / "journal.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if journal.exists() and journal.read_text().count('"type":"match"') >= 10:
+            break
+        time.sleep(0.005)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    _, before = read_journal(journal)
+    assert 10 <= len(before) < total, "the kill must land mid-tournament"
+
+    resumed = referee("tournament", str(path), "--out", str(killed), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    fresh = referee("tournament", str(path), "--out", str(tmp_path / "fresh"))
+    assert fresh.returncode == 0, fresh.stderr
+
+    _, after = read_journal(journal)
+    assert sorted(r["index"] for r in after) == list(range(total)), "every match exactly once"
+    assert json.loads((killed / "standings.json").read_text()) == json.loads(
+        (tmp_path / "fresh" / "standings.json").read_text())
+
+
+def test_existing_journal_needs_resume(tmp_path):
+    path = many(tmp_path, seeds=1, n=3)
+    assert referee("tournament", str(path), "--out", str(tmp_path / "o")).returncode == 0
+    again = referee("tournament", str(path), "--out", str(tmp_path / "o"))
+    assert again.returncode == 2 and "--resume" in again.stderr
+
+
+def test_concurrency_two_runs_matches_at_once_in_two_processes(tmp_path):
+    path = many(tmp_path, seeds=2, concurrency=2, target=300)
+    proc = referee("tournament", str(path), "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0, proc.stderr
+    _, records = read_journal(tmp_path / "o" / "journal.jsonl")
+    pids = {r["pid"] for r in records}
+    assert len(pids) == 2 and os.getpid() not in pids
+    overlapping = any(a["pid"] != b["pid"] and a["started"] < b["ended"] and b["started"] < a["ended"]
+                      for a in records for b in records)
+    assert overlapping
+
+
+def test_standings_command_recomputes_from_the_journal(tmp_path):
+    path = many(tmp_path, seeds=1, n=3)
+    assert referee("tournament", str(path), "--out", str(tmp_path / "o")).returncode == 0
+    first = (tmp_path / "o" / "standings.json").read_text()
+    out = referee("standings", str(tmp_path / "o" / "journal.jsonl"), "--out", str(tmp_path / "again"))
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "again" / "standings.json").read_text() == first
+    for ext in ("csv", "md", "toml"):
+        assert (tmp_path / "again" / f"standings.{ext}").stat().st_size > 0
+
+
+BASE = """
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "first"
+"""
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        (BASE + '[[games]]\ngame = "chess"\nplayers = 2\n', "games[0].game"),
+        (BASE + '[[entrants]]\nname = "bot"\n[[games]]\ngame = "maumau"\nplayers = 2\n', "entrants[2]"),
+        (BASE + '[[entrants]]\nname = "bot"\ncommand = "python3 no/such/bot.py"\n'
+                '[[games]]\ngame = "maumau"\nplayers = 2\n', "entrants[2].command"),
+        (BASE + '[[entrants]]\nname = "bot"\ncommand = "no-such-program-xyz"\n'
+                '[[games]]\ngame = "maumau"\nplayers = 2\n', "entrants[2].command"),
+        ('seed = "one"\n' + BASE + '[[games]]\ngame = "maumau"\nplayers = 2\n', "seed"),
+        (BASE + '[[games]]\ngame = "maumau"\nplayers = "two"\n', "games[0].players"),
+        (BASE + '[[games]]\ngame = "maumau"\nplayers = 3\n', "games[0].players"),
+        (BASE + '[[games]]\ngame = "presidente"\n', "games[0].players"),
+        (BASE + '[[games]]\ngame = "maumau"\nplayers = 2\nconfig = { target = "x" }\n', "games[0].config"),
+        (BASE + '[[games]]\ngame = "maumau"\nplayers = 2\nschedule = "swiss"\n', "games[0].schedule"),
+        (BASE + '[limits]\nmove_ms = -5\n[[games]]\ngame = "maumau"\nplayers = 2\n', "limits.move_ms"),
+        (BASE, "games"),
+        ("this is = not toml [", "not valid TOML"),
+    ],
+)
+def test_broken_files_give_one_line_naming_the_key(tmp_path, text, key):
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]").replace(".", r"\.")):
+        load_tournament(path, REGISTRY)
+    proc = referee("tournament", str(path), "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and key in lines[0] and str(path) in lines[0], proc.stderr
+
+
+def test_missing_tournament_file_is_a_usage_error(tmp_path):
+    proc = referee("tournament", str(tmp_path / "nope.toml"))
+    assert proc.returncode == 2 and "does not exist" in proc.stderr
