@@ -1,0 +1,574 @@
+"""The adapter for external bots: a program speaking protocol v1 (JSON lines) on stdin/stdout.
+
+Every bot is treated as hostile. Each bot runs in its own session and process group, so the
+whole group (children included) can be killed with one `os.killpg`. Every wait has a deadline;
+the bot's stdin and stdout are non-blocking and multiplexed with `selectors`, so a bot that stops
+reading its stdin times out instead of hanging the referee. Reads go through our own bounded
+line buffer (a line longer than `max_line_bytes` is an `invalid` fault), stderr is drained by a
+daemon thread into a capped log file, and misbehaviour comes back as a `Fault`, never an
+exception. Events are buffered in memory and written together with the next `act` (or `end`) in
+one `os.write`, which is also the fast path of a decision.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from referee.game import Action
+from referee.players import RAW_CAP, Fault, Hello, Player, Reply
+
+STDERR_TAIL_BYTES = 2048  # stderr kept for fault records
+READ_CHUNK = 65536  # bytes per os.read of the bot's stdout or stderr
+NAME_CAP = 100  # characters kept of the name, version and author a bot announces
+MAX_PENDING_BYTES = 16 << 20  # unsent bytes (events) buffered for a bot before it is given up
+TRUNCATED_LINE = b"[stderr truncated]\n"
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+# NaN and Infinity are Python extensions, not JSON: a bot sending them sends invalid JSON.
+_loads = json.JSONDecoder(parse_constant=_reject_constant).decode
+
+
+class _Overlong:
+    """Stands in the line queue for a line longer than max_line_bytes (its head kept for the fault)."""
+
+    __slots__ = ("head",)
+
+    def __init__(self, head: bytes) -> None:
+        self.head = head
+
+
+_OK = object()  # a handler's "done, nothing to return" (the bot said ready)
+
+
+def _text(data: bytes | bytearray, cap: int = RAW_CAP) -> str:
+    """At most `cap` characters of raw bytes, decoded leniently, for fault records."""
+    return bytes(data[: cap * 4]).decode("utf-8", "replace")[:cap]
+
+
+class _StderrDrain:
+    """A daemon thread reading a bot's stderr to EOF: the last bytes kept, the first `cap` logged.
+
+    Past the cap it writes one "[stderr truncated]" line and keeps reading into the void, so the
+    bot never blocks on a full stderr pipe.
+    """
+
+    def __init__(self, pipe: Any, log: Any, cap: int, name: str) -> None:
+        self.tail = b""  # replaced, never mutated: reading it from another thread is safe
+        self._pipe = pipe
+        self._log = log
+        self._room = max(0, cap)
+        self._last = b"\n"
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        fd = self._pipe.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        try:
+            while not self._stop:
+                # Poll with a timeout so `stop` works even if an escaped descendant keeps the pipe open.
+                if not poller.poll(200):
+                    continue
+                data = os.read(fd, READ_CHUNK)
+                if not data:
+                    break
+                self.tail = (self.tail + data)[-STDERR_TAIL_BYTES:]
+                self._log_chunk(data)
+        except (OSError, ValueError):
+            pass
+
+    def _log_chunk(self, data: bytes) -> None:
+        log = self._log
+        if log is None or self._room < 0:
+            return
+        try:
+            if len(data) <= self._room:
+                log.write(data)
+                self._room -= len(data)
+                self._last = data[-1:]
+            else:
+                kept = data[: self._room]
+                if kept:
+                    self._last = kept[-1:]
+                log.write(kept + (b"" if self._last == b"\n" else b"\n") + TRUNCATED_LINE)
+                self._room = -1  # truncated: drain the rest to nowhere
+            log.flush()
+        except (OSError, ValueError):
+            self._room = -1
+
+    def text(self) -> str:
+        """The last ~2 KB of stderr, decoded leniently."""
+        return self.tail.decode("utf-8", "replace")
+
+    def settle(self, timeout: float) -> None:
+        """Give the thread up to `timeout` seconds to read what a just-exited bot left."""
+        self._thread.join(timeout)
+
+    def finish(self) -> None:
+        """Wait for EOF (briefly), stop the thread, close the pipe and the log; never raises."""
+        try:
+            self._thread.join(1.0)
+            if self._thread.is_alive():
+                self._stop = True
+                self._thread.join(1.0)
+            if not self._thread.is_alive():
+                self._pipe.close()
+                if self._log is not None:
+                    self._log.close()
+        except Exception:
+            pass
+
+
+class SubprocessPlayer(Player):
+    """A seat played by an external program speaking protocol v1 (PROTOCOL.md)."""
+
+    kind = "command"
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        log_path: str | Path | None = None,
+        start_ms: int = 5000,
+        max_line_bytes: int = 65536,
+        *,
+        cwd: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        stderr_cap: int = 1_000_000,
+        end_grace_ms: int = 2000,
+        max_pending_bytes: int = MAX_PENDING_BYTES,
+    ) -> None:
+        self.argv = [os.fspath(a) for a in argv]
+        self.log_path = Path(log_path) if log_path is not None else None
+        self.start_ms = start_ms
+        self.max_line_bytes = max_line_bytes
+        self.cwd = cwd
+        self.env = dict(env) if env is not None else None
+        self.stderr_cap = stderr_cap
+        self.end_grace_ms = end_grace_ms
+        self.max_pending_bytes = max_pending_bytes
+        #: what the bot announced in `ready` (None until then)
+        self.name: str | None = None
+        self.version: str | None = None
+        self.author: str | None = None
+
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: _StderrDrain | None = None
+        self._sel: selectors.BaseSelector | None = None
+        self._in_fd = -1
+        self._out_fd = -1
+        self._writing = False  # stdin registered with the selector
+        self._out = bytearray()  # bytes not yet written to the bot's stdin
+        self._buf = bytearray()  # the incomplete line read from the bot's stdout
+        self._lines: deque[bytes | _Overlong] = deque()
+        self._discarding = False  # skipping the rest of an overlong line
+        self._eof = False
+        self._dead: Fault | None = None  # sticky: every later act returns it without I/O
+        self._ready = False
+        self._want_id = -1
+        self._t0 = 0.0
+        self._end_deadline: float | None = None
+        self._ended = False
+        self._closed = False
+
+    # -- Player interface --------------------------------------------------------------------
+
+    @property
+    def pid(self) -> int | None:
+        """The bot's process id, which is also its process group id (None if it never started)."""
+        return self._proc.pid if self._proc is not None else None
+
+    def stderr_tail(self) -> str:
+        """The last ~2 KB the bot wrote to stderr."""
+        return self._stderr.text() if self._stderr is not None else ""
+
+    def start(self, hello: Hello) -> Fault | None:
+        """Spawn the bot, send hello, wait for ready within start_ms."""
+        if self._proc is not None or self._dead is not None or self._closed:
+            return self._dead
+        log = None
+        if self.log_path is not None:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            log = open(self.log_path, "wb")
+        try:
+            proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                cwd=self.cwd,
+                env=self.env,
+                close_fds=True,
+                start_new_session=True,  # own session and process group: killpg reaches every child
+            )
+        except (OSError, ValueError) as exc:  # missing or non-executable program, bad cwd, ...
+            self._dead = Fault("crash", f"cannot start {self.argv[0] if self.argv else '(empty command)'}: {exc}")
+            if log is not None:
+                log.write(f"[referee] {self._dead.detail}\n".encode())
+                log.close()
+            return self._dead
+        self._proc = proc
+        try:
+            self._stderr = _StderrDrain(proc.stderr, log, self.stderr_cap, f"referee-stderr-{proc.pid}")
+            assert proc.stdin is not None and proc.stdout is not None
+            self._in_fd = proc.stdin.fileno()
+            self._out_fd = proc.stdout.fileno()
+            os.set_blocking(self._in_fd, False)
+            os.set_blocking(self._out_fd, False)
+            self._sel = selectors.DefaultSelector()
+            self._sel.register(self._out_fd, selectors.EVENT_READ)
+            started = time.perf_counter()
+            self._out += self._line(hello.message())
+            result = self._exchange(started + self.start_ms / 1000.0, self._on_ready)
+        except BaseException:
+            self.close()
+            raise
+        if result is _OK:
+            return None
+        if result is None:
+            return self._fault("timeout", f"no ready within {self.start_ms} ms of hello")
+        return result
+
+    def event(self, event: dict[str, Any]) -> None:
+        """Queue an event line; it is written with the next act or end (never blocks)."""
+        if self._dead is not None or self._proc is None or self._closed or self._ended:
+            return
+        line = ('{"type":"event","event":' + _dumps(event) + "}\n").encode()
+        if len(self._out) + len(line) > self.max_pending_bytes:
+            crashed = self._flush()  # no waiting: only what the pipe takes right now
+            if crashed is not None:
+                return
+            if len(self._out) + len(line) > self.max_pending_bytes:
+                self._out.clear()
+                self._dead = self._fault(
+                    "timeout", f"stopped reading its stdin: over {self.max_pending_bytes} bytes waiting to be sent"
+                )
+                return
+        self._out += line
+
+    def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int) -> Reply:
+        """Send pending events and the act; read until the reply to `id` or the deadline."""
+        if self._dead is not None:
+            return Reply(fault=self._dead)
+        if self._proc is None or self._closed or self._ended:
+            return Reply(fault=Fault("crash", "the bot is not running"))
+        self._out += self._line({"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms})
+        self._want_id = id
+        self._t0 = started = time.perf_counter()
+        result = self._exchange(started + time_ms / 1000.0, self._on_reply)
+        if type(result) is Reply:
+            return result
+        ms = (time.perf_counter() - started) * 1000.0
+        if result is None:
+            return Reply(fault=self._fault("timeout", f"no reply within {time_ms} ms"), ms=ms)
+        return Reply(fault=result, ms=ms)
+
+    def end(self, result: dict[str, Any]) -> None:
+        """Send pending events and the end message, then close the bot's stdin."""
+        if self._dead is not None or self._proc is None or self._closed or self._ended:
+            return
+        self._ended = True
+        self._out += self._line({"type": "end", "result": result})
+        self._end_deadline = time.perf_counter() + self.end_grace_ms / 1000.0
+        try:
+            self._exchange(self._end_deadline, None)
+        finally:
+            self._close_stdin()
+
+    def close(self) -> None:
+        """Close stdin, give an ended bot its grace period, kill its process group, reap it."""
+        if self._closed:
+            return
+        self._closed = True
+        proc = self._proc
+        try:
+            if proc is not None:
+                self._close_stdin()
+                if self._end_deadline is not None:
+                    # Only a bot told `end` is owed the grace period; a disqualified one is not.
+                    self._wait_exit(self._end_deadline)
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)  # the whole group, also after a clean exit
+                except OSError:
+                    pass
+                try:
+                    proc.wait(timeout=5.0)
+                except Exception:
+                    pass
+        finally:
+            try:
+                if self._sel is not None:
+                    self._sel.close()
+                if proc is not None and proc.stdout is not None:
+                    proc.stdout.close()
+            except Exception:
+                pass
+            if self._stderr is not None:
+                self._stderr.finish()
+            self._out.clear()
+            self._buf.clear()
+            self._lines.clear()
+
+    # -- wire I/O ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _line(message: dict[str, Any]) -> bytes:
+        return (_dumps(message) + "\n").encode()
+
+    def _exchange(self, deadline: float, handle: Callable[[Any], Any] | None) -> Any:
+        """Write what is pending and read lines until `handle` returns something or `deadline`.
+
+        Returns the handler's result, a crash Fault, or None at the deadline. With `handle`
+        None, lines read are dropped and it returns None once everything is written.
+        """
+        if self._out:
+            crashed = self._flush()  # the fast path: one write takes it all
+            if crashed is not None:
+                return crashed
+        sel = self._sel
+        assert sel is not None
+        lines = self._lines
+        while True:
+            if handle is None:
+                lines.clear()
+                if not self._out:
+                    return None
+            while lines:
+                result = handle(lines.popleft())
+                if result is not None:
+                    return result
+            if self._eof:
+                return self._crash("closed its stdout")
+            timeout = deadline - time.perf_counter()
+            if timeout <= 0:
+                return None
+            want_write = bool(self._out)
+            if want_write != self._writing:
+                if want_write:
+                    sel.register(self._in_fd, selectors.EVENT_WRITE)
+                else:
+                    sel.unregister(self._in_fd)
+                self._writing = want_write
+            for key, _ in sel.select(timeout):
+                if key.fd == self._out_fd:
+                    self._read()
+                else:
+                    crashed = self._flush()
+                    if crashed is not None:
+                        return crashed
+
+    def _flush(self) -> Fault | None:
+        """Write as much pending output as the pipe takes now; a crash Fault if it is closed."""
+        try:
+            written = os.write(self._in_fd, self._out)
+        except BlockingIOError:
+            return None
+        except OSError:  # EPIPE: nobody reads the bot's stdin any more
+            self._out.clear()
+            return self._crash("closed its stdin")
+        if written == len(self._out):
+            self._out.clear()
+        else:
+            del self._out[:written]
+        return None
+
+    def _read(self) -> None:
+        """One chunk from the bot's stdout into the line queue (EOF noted)."""
+        try:
+            data = os.read(self._out_fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._eof = True
+            assert self._sel is not None
+            self._sel.unregister(self._out_fd)
+            return
+        self._feed(data)
+
+    def _feed(self, data: bytes) -> None:
+        """Split bytes into complete lines; an overlong line becomes one _Overlong, its rest skipped."""
+        cap = self.max_line_bytes
+        buf = self._buf
+        lines = self._lines
+        start = 0
+        while True:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                break
+            if self._discarding:
+                self._discarding = False
+            elif len(buf) + (nl - start) > cap:
+                lines.append(_Overlong(bytes(buf[: RAW_CAP * 4]) + data[start : start + RAW_CAP * 4]))
+                buf.clear()
+            elif buf:
+                buf += data[start:nl]
+                lines.append(bytes(buf))
+                buf.clear()
+            else:
+                lines.append(data[start:nl])
+            start = nl + 1
+        if start < len(data) and not self._discarding:
+            if len(buf) + len(data) - start > cap:
+                # Reported now, without waiting for a newline that may never come.
+                lines.append(_Overlong(bytes(buf[: RAW_CAP * 4]) + data[start : start + RAW_CAP * 4]))
+                buf.clear()
+                self._discarding = True
+            else:
+                buf += data[start:]
+
+    # -- message handling --------------------------------------------------------------------
+
+    def _parse(self, item: bytes | _Overlong) -> tuple[dict[str, Any] | None, Fault | None]:
+        """A line as a JSON object, or the invalid fault it is; (None, None) for a blank line."""
+        if type(item) is _Overlong:
+            return None, self._fault("invalid", f"line too long (over {self.max_line_bytes} bytes)", item.head)
+        try:
+            text = item.decode("utf-8")
+        except UnicodeDecodeError:
+            return None, self._fault("invalid", "line is not UTF-8", item)
+        try:
+            message = _loads(text)
+        except ValueError:
+            if not text.strip():
+                return None, None  # a stray empty line (print()) is tolerated
+            return None, self._fault("invalid", "line is not JSON", text)
+        if type(message) is not dict:
+            return None, self._fault("invalid", "line is not a JSON object", text)
+        return message, None
+
+    def _on_ready(self, item: bytes | _Overlong) -> Any:
+        message, fault = self._parse(item)
+        if message is None:
+            return fault
+        if message.get("type") != "ready":
+            return self._fault("invalid", f"expected a ready message, got type {message.get('type')!r}", item)
+        name = message.get("name")
+        if not isinstance(name, str) or not name:
+            return self._fault("invalid", "ready needs a non-empty string name", item)
+        version, author = message.get("version"), message.get("author")
+        if not isinstance(version, (str, type(None))) or not isinstance(author, (str, type(None))):
+            return self._fault("invalid", "ready's version and author must be strings", item)
+        self.name = name[:NAME_CAP]
+        self.version = version[:NAME_CAP] if version is not None else None
+        self.author = author[:NAME_CAP] if author is not None else None
+        self._ready = True
+        return _OK
+
+    def _on_reply(self, item: bytes | _Overlong) -> Any:
+        message, fault = self._parse(item)
+        if message is None:
+            return fault
+        kind = message.get("type")
+        if kind != "action":
+            if kind == "ready" and not self._ready:
+                return None  # a late answer to hello (the start timed out): nothing to score
+            return self._fault("invalid", f"expected an action reply, got type {kind!r}", item)
+        rid = message.get("id")
+        if type(rid) is not int:
+            return self._fault("invalid", "the reply's id is not an integer", item)
+        if rid != self._want_id:
+            if rid < self._want_id:
+                return None  # a reply to an old id is discarded (PROTOCOL.md)
+            return self._fault("invalid", f"reply to id {rid}, which was not asked yet", item)
+        action = message.get("action")
+        index = message.get("index")
+        if (action is None) == (index is None):
+            return self._fault("invalid", "a reply needs exactly one of action and index", item)
+        ms = (time.perf_counter() - self._t0) * 1000.0
+        if index is not None:
+            if type(index) is not int:
+                return self._fault("invalid", "index is not an integer", item)
+            return Reply(index=index, ms=ms)
+        if type(action) is not dict:
+            return self._fault("invalid", "action is not a JSON object", item)
+        return Reply(action=action, ms=ms)
+
+    # -- faults and the process ----------------------------------------------------------------
+
+    def _fault(self, kind: str, detail: str, raw: bytes | str = b"") -> Fault:
+        text = raw[:RAW_CAP] if isinstance(raw, str) else _text(raw)
+        return Fault(kind, detail, text, self.stderr_tail())
+
+    def _crash(self, what: str) -> Fault:
+        """The sticky crash fault, saying how the bot ended if it did."""
+        status = self._exit_status(0.1)
+        if status is not None and self._stderr is not None:
+            self._stderr.settle(0.1)  # let the drain thread catch the bot's last words
+        detail = status if status is not None else f"{what} (still running)"
+        self._dead = self._fault("crash", detail, self._buf)
+        self._out.clear()
+        return self._dead
+
+    def _exit_status(self, wait: float) -> str | None:
+        """How the bot's process ended ("exited with code 3"), waiting up to `wait` s; not reaped."""
+        proc = self._proc
+        if proc is None:
+            return None
+        deadline = time.perf_counter() + wait
+        while True:
+            if proc.returncode is not None:
+                return _describe(proc.returncode)
+            try:
+                # WNOWAIT leaves the zombie in place, so the pid (= process group id) cannot be
+                # reused before close() kills the group.
+                info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return None
+            if info is not None:
+                if info.si_code == os.CLD_EXITED:
+                    return _describe(info.si_status)
+                return _describe(-info.si_status)
+            if time.perf_counter() >= deadline:
+                return None
+            time.sleep(0.005)
+
+    def _wait_exit(self, deadline: float) -> None:
+        while self._exit_status(0) is None and time.perf_counter() < deadline:
+            time.sleep(0.01)
+
+    def _close_stdin(self) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None or proc.stdin.closed:
+            return
+        try:
+            if self._writing and self._sel is not None:
+                self._sel.unregister(self._in_fd)
+                self._writing = False
+        except Exception:
+            pass
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+
+
+def _describe(returncode: int) -> str:
+    """An exit status in words: "exited with code 3", "killed by signal SIGKILL"."""
+    if returncode >= 0:
+        return f"exited with code {returncode}"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = str(-returncode)
+    return f"killed by signal {name}"

@@ -1,0 +1,555 @@
+"""SubprocessPlayer against real bot programs: the example bot and misbehaving ones (tests/bots/).
+
+The matches use a tiny deterministic game defined here (two seats pick numbers), so these tests
+do not depend on the card games. Every test also checks that no bot process is left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.game import Event, Game, GameState, Option, Outcome, Record
+from referee.players import Fault, Hello, Reply
+from referee.replay import read_replay
+from referee.runner import Limits, Seat, run_match
+from referee.subprocess_bot import SubprocessPlayer, _Overlong
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = Path(__file__).resolve().parent / "bots"
+RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"
+MOVE_MS = 300
+TURNS = 20
+
+
+# -- a tiny game -------------------------------------------------------------------------------
+
+
+class PickState(GameState):
+    """Seats take turns picking 1, 2 or 3; the highest sum wins. `pad` bloats the start event."""
+
+    def __init__(self, config: dict[str, Any], players: int, rng: random.Random) -> None:
+        self.n = players
+        self.turns = config["turns"]
+        self.turn = 0
+        self.scores = [0] * players
+        self.deal = 1
+        self.queue: list[Any] = [
+            Record({"type": "deal", "deal": 1, "dealer": 0, "hands": [[] for _ in range(players)]}),
+            Event("start", {"pad": "x" * config["pad"]}),
+        ]
+
+    def to_act(self) -> int | None:
+        return self.turn % self.n if self.turn < self.turns else None
+
+    def legal_actions(self) -> list[dict[str, Any]]:
+        return [{"pick": 1}, {"pick": 2}, {"pick": 3}]
+
+    def apply(self, action: dict[str, Any]) -> None:
+        seat = self.turn % self.n
+        self.scores[seat] += action["pick"]
+        self.queue.append(Event("picked", {"seat": seat, "pick": action["pick"]}))
+        self.turn += 1
+        if self.turn == self.turns:
+            self.queue.append(Record({"type": "deal_end", "deal": 1, "scores": list(self.scores)}))
+
+    def observe(self, seat: int) -> dict[str, Any]:
+        return {"seat": seat, "turn": self.turn, "scores": list(self.scores)}
+
+    def drain(self) -> list[Any]:
+        out, self.queue = self.queue, []
+        return out
+
+    def outcome(self) -> Outcome:
+        return Outcome(list(self.scores), [float(s) for s in self.scores])
+
+    def zones(self) -> dict[str, list[str]]:
+        return {}
+
+    def hidden_from(self, seat: int) -> set[str]:
+        return set()
+
+
+class PickGame(Game):
+    name = "pick"
+    title = "Pick"
+    min_players = 2
+    max_players = 2
+    options = (
+        Option("turns", int, TURNS, "decisions in the match", min=1),
+        Option("pad", int, 0, "bytes of padding in the start event", min=0),
+    )
+
+    def new_state(self, config: dict[str, Any], players: int, rng: random.Random) -> GameState:
+        return PickState(config, players, rng)
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def bot(name: str, *args: str) -> list[str]:
+    """The argv of a test bot (or of the example bot for "random_bot")."""
+    path = RANDOM_BOT if name == "random_bot" else BOTS / f"{name}.py"
+    return [sys.executable, str(path), *args]
+
+
+def scripted(ready: Any = "default", acts: list[list[Any]] | None = None) -> list[str]:
+    """The argv of tests/bots/scripted.py running the given script."""
+    script: dict[str, Any] = {"acts": acts or []}
+    if ready != "default":
+        script["ready"] = ready
+    return bot("scripted", json.dumps(script))
+
+
+def hello(seat: int = 0, limits: dict[str, int] | None = None) -> Hello:
+    return Hello("pick", seat, 2, ["a", "b"], {"turns": TURNS, "pad": 0}, "pick-1-test",
+                 limits or {"move_ms": MOVE_MS, "start_ms": 3000, "max_line_bytes": 65536})
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any live (non-zombie) process is in the process group.
+
+    Orphans of a killed group are reparented to PID 1, which in some containers never reaps
+    them: such zombies are dead, so only live members count.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
+def assert_gone(player: SubprocessPlayer) -> None:
+    """The bot's whole process group is dead and its main process reaped (no zombie of ours)."""
+    pid = player.pid
+    assert pid is not None
+    deadline = time.monotonic() + 2.0  # SIGKILL is sent; a grandchild may take a moment to die
+    while group_alive(pid):
+        assert time.monotonic() < deadline, f"bot process group {pid} still has live processes"
+        time.sleep(0.01)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def player(argv: list[str], **kwargs: Any) -> SubprocessPlayer:
+    kwargs.setdefault("start_ms", 3000)
+    kwargs.setdefault("end_grace_ms", 500)
+    return SubprocessPlayer(argv, **kwargs)
+
+
+def play(tmp_path: Path, argvs: list[list[str]], config: dict[str, Any] | None = None,
+         limits: Limits | None = None, **kwargs: Any):
+    """One pick match between bot programs; returns the result, the replay records and players."""
+    limits = limits or Limits(move_ms=MOVE_MS, start_ms=3000)
+    players = [player(argv, log_path=tmp_path / f"seat{i}.log", start_ms=limits.start_ms,
+                      max_line_bytes=limits.max_line_bytes, **kwargs) for i, argv in enumerate(argvs)]
+    seats = [Seat(Path(argv[1]).stem, "command", " ".join(argv)) for argv in argvs]
+    config = {"turns": TURNS, "pad": 0, **(config or {})}
+    result = run_match(PickGame(), config, 7, seats, players, limits, replay=tmp_path / "match.jsonl")
+    return result, list(read_replay(tmp_path / "match.jsonl")), players
+
+
+# -- whole matches -----------------------------------------------------------------------------
+
+
+def test_random_bots_play_a_clean_match(tmp_path):
+    result, records, players = play(tmp_path, [bot("random_bot"), bot("random_bot")])
+    assert result.faults == []
+    assert result.result["faults"] == [0, 0]
+    assert result.result["disqualified"] == []
+    moves = [r for r in records if r["type"] == "move"]
+    assert len(moves) == TURNS
+    assert all("fault" not in m for m in moves)
+    assert {m["action"]["pick"] for m in moves} > {1}  # random picks, not the first-legal fallback
+    for p in players:
+        assert p.name == "random_bot" and p.version == "1.0"
+        assert p.kind == "command"
+        assert_gone(p)
+
+
+def test_random_bot_is_reproducible(tmp_path):
+    first, _, _ = play(tmp_path / "a", [bot("random_bot"), bot("random_bot")])
+    second, _, _ = play(tmp_path / "b", [bot("random_bot"), bot("random_bot")])
+    assert first.result["scores"] == second.result["scores"]
+    moves_a = [r for r in read_replay(tmp_path / "a" / "match.jsonl") if r["type"] == "move"]
+    moves_b = [r for r in read_replay(tmp_path / "b" / "match.jsonl") if r["type"] == "move"]
+    assert [m["action"] for m in moves_a] == [m["action"] for m in moves_b]
+
+
+MISBEHAVING = [
+    # bot, fault kind, whether the fault replaced a move (start faults do not)
+    ("sleeper", "timeout", True),
+    ("quitter", "crash", True),
+    ("garbage", "invalid", True),
+    ("illegal", "illegal", True),
+    ("longline", "invalid", True),
+    ("mute", "timeout", False),
+]
+
+
+@pytest.mark.parametrize("name,kind,in_move", MISBEHAVING)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_misbehaving_bot_is_disqualified_and_the_match_goes_on(tmp_path, name, kind, in_move, seat):
+    argvs = [bot("random_bot"), bot("random_bot")]
+    argvs[seat] = bot(name)
+    limits = Limits(move_ms=MOVE_MS, start_ms=400 if name == "mute" else 3000)
+    started = time.perf_counter()
+    result, records, players = play(tmp_path, argvs, limits=limits)
+    assert time.perf_counter() - started < 5
+
+    assert [(f.seat, f.kind) for f in result.faults] == [(seat, kind)]
+    assert result.result["faults"][seat] == 1 and result.result["faults"][1 - seat] == 0
+    assert result.result["disqualified"] == [seat]
+    assert result.result["ranks"][seat] == 2  # last, whatever it scored (C-5)
+    moves = [r for r in records if r["type"] == "move"]
+    assert len(moves) == TURNS  # the match completed for the other seat
+    assert all("fault" not in m for m in moves if m["seat"] != seat)
+    faulted = [m for m in moves if "fault" in m]
+    if in_move:
+        assert len(faulted) == 1 and faulted[0]["seat"] == seat
+        assert faulted[0]["fault"]["kind"] == kind
+        assert faulted[0]["action"] == {"pick": 1}  # the first-legal fallback
+    else:
+        assert faulted == []
+    # from the fault on, the fallback plays the seat (first legal action)
+    first = next((i for i, m in enumerate(moves) if "fault" in m), -1)
+    assert all(m["action"] == {"pick": 1} for i, m in enumerate(moves) if m["seat"] == seat and i > first)
+    for p in players:
+        assert_gone(p)
+
+
+def test_crash_fault_carries_exit_code_and_stderr(tmp_path):
+    result, _, players = play(tmp_path, [bot("quitter"), bot("random_bot")])
+    (entry,) = result.faults
+    assert entry.kind == "crash"
+    assert "exited with code 3" in entry.detail
+    assert "I have had enough" in entry.stderr_tail
+    assert "I have had enough" in (tmp_path / "seat0.log").read_text()
+
+
+def test_deaf_bot_times_out_instead_of_blocking_the_referee(tmp_path):
+    # 300 KB of events before its first act: far more than a pipe holds, and it never reads.
+    started = time.perf_counter()
+    result, records, players = play(tmp_path, [bot("random_bot"), bot("deaf")], config={"pad": 300_000})
+    assert time.perf_counter() - started < 5
+    assert [(f.seat, f.kind) for f in result.faults] == [(1, "timeout")]
+    assert result.result["disqualified"] == [1]
+    for p in players:
+        assert_gone(p)
+
+
+def test_child_processes_of_a_bot_are_killed(tmp_path):
+    result, _, players = play(tmp_path, [bot("forker"), bot("random_bot")])
+    assert result.faults == []
+    child = int((tmp_path / "seat0.log").read_text().split()[1])
+    assert_gone(players[0])
+    try:
+        state = Path(f"/proc/{child}/stat").read_text()
+        assert state[state.rindex(")") + 2] in "ZX"  # dead, waiting for PID 1 to reap it
+    except FileNotFoundError:
+        pass
+
+
+def test_bot_ignoring_end_is_killed_after_the_grace_period(tmp_path):
+    started = time.perf_counter()
+    result, _, players = play(tmp_path, [bot("lingerer"), bot("random_bot")], end_grace_ms=300)
+    elapsed = time.perf_counter() - started
+    assert result.faults == []
+    assert 0.3 <= elapsed < 5
+    assert_gone(players[0])
+
+
+def test_stderr_log_is_capped_and_the_bot_never_blocks_on_it(tmp_path):
+    result, _, players = play(tmp_path, [bot("chatty"), bot("random_bot")], stderr_cap=10_000)
+    assert result.faults == []
+    log = (tmp_path / "seat0.log").read_bytes()
+    assert log.endswith(b"\n[stderr truncated]\n")
+    assert len(log) <= 10_000 + len(b"\n[stderr truncated]\n")
+    assert log.startswith(b"chatter chatter")
+
+
+# -- the adapter, call by call -----------------------------------------------------------------
+
+
+LEGAL = [{"pick": 1}, {"pick": 2}, {"pick": 3}]
+
+
+def act(p: SubprocessPlayer, id: int, time_ms: int = 1000) -> Reply:
+    return p.act(id, {"seat": 0}, LEGAL, time_ms)
+
+
+def test_missing_executable_is_a_crash_fault_not_an_exception(tmp_path):
+    p = player([str(tmp_path / "no-such-bot")], log_path=tmp_path / "bot.log")
+    fault = p.start(hello())
+    assert isinstance(fault, Fault) and fault.kind == "crash"
+    assert "no-such-bot" in fault.detail
+    reply = act(p, 1)
+    assert reply.fault == fault
+    p.event({"kind": "x"})
+    p.end({})
+    p.close()
+    p.close()
+    assert p.pid is None
+
+
+def test_ready_announces_name_version_author():
+    p = player(scripted(ready='{"type":"ready","name":"mybot","version":"2.1","author":"Ana","extra":1}'))
+    try:
+        assert p.start(hello()) is None
+        assert (p.name, p.version, p.author) == ("mybot", "2.1", "Ana")
+        assert os.getpgid(p.pid) == p.pid  # its own process group
+        assert os.getsid(p.pid) == p.pid  # and its own session
+    finally:
+        p.close()
+    assert_gone(p)
+
+
+@pytest.mark.parametrize("line", ['{"type":"action","id":0,"index":0}', '{"type":"ready"}', "[1]", "ready"])
+def test_bad_ready_is_invalid(line):
+    p = player(scripted(ready=line))
+    try:
+        fault = p.start(hello())
+        assert fault is not None and fault.kind == "invalid"
+        assert fault.raw == line
+    finally:
+        p.close()
+    assert_gone(p)
+
+
+def test_no_ready_is_a_timeout_within_start_ms():
+    p = player(bot("mute"), start_ms=300)
+    started = time.perf_counter()
+    try:
+        fault = p.start(hello())
+        assert fault is not None and fault.kind == "timeout"
+        assert time.perf_counter() - started < 1.5
+    finally:
+        p.close()
+    assert_gone(p)
+
+
+def test_index_and_action_replies():
+    p = player(scripted(acts=[
+        ['{"type":"action","id":{id},"index":2}'],
+        ['{"type":"action","id":{id},"action":{"pick":3},"comment":"unknown fields are ignored"}'],
+    ]))
+    try:
+        assert p.start(hello()) is None
+        first = act(p, 1)
+        assert (first.fault, first.index, first.action) == (None, 2, None)
+        assert 0 < first.ms < 1000
+        second = act(p, 2)
+        assert (second.fault, second.index, second.action) == (None, None, {"pick": 3})
+    finally:
+        p.close()
+
+
+@pytest.mark.parametrize("line,detail", [
+    ("not json", "not JSON"),
+    ('{"type":"action","id":{id},"index":NaN}', "not JSON"),
+    ("[1, 2]", "not a JSON object"),
+    ('"action"', "not a JSON object"),
+    ('{"type":"move","id":{id},"index":0}', "expected an action reply"),
+    ('{"id":{id},"index":0}', "expected an action reply"),
+    ('{"type":"action","id":{id}}', "exactly one of action and index"),
+    ('{"type":"action","id":{id},"index":0,"action":{"pick":1}}', "exactly one of action and index"),
+    ('{"type":"action","id":{id},"index":true}', "index is not an integer"),
+    ('{"type":"action","id":{id},"index":1.0}', "index is not an integer"),
+    ('{"type":"action","id":"{id}","index":0}', "id is not an integer"),
+    ('{"type":"action","id":99,"index":0}', "not asked yet"),
+    ('{"type":"action","id":{id},"action":"7S"}', "action is not a JSON object"),
+])
+def test_malformed_replies_are_invalid(line, detail):
+    p = player(scripted(acts=[[line]]))
+    try:
+        assert p.start(hello()) is None
+        reply = act(p, 5)
+        assert reply.fault is not None and reply.fault.kind == "invalid", reply
+        assert detail in reply.fault.detail
+        assert reply.fault.raw == line.replace("{id}", "5")
+        # not sticky: the bot may answer the next act
+        assert act(p, 6).index == 0
+    finally:
+        p.close()
+
+
+def test_non_utf8_line_is_invalid():
+    p = player(scripted(acts=[[{"hex": "7b2274797065223aff7d0a"}]]))  # {"type":\xff}
+    try:
+        assert p.start(hello()) is None
+        reply = act(p, 1)
+        assert reply.fault is not None and reply.fault.kind == "invalid"
+        assert reply.fault.detail == "line is not UTF-8"
+        assert reply.fault.raw == '{"type":\ufffd}'
+    finally:
+        p.close()
+
+
+def test_reply_to_an_old_id_is_discarded():
+    # First a stale (and malformed) reply to the previous id, then the real one: no fault.
+    p = player(scripted(acts=[['{"type":"action","id":{old},"index":"junk"}', '{"type":"action","id":{id},"index":1}']]))
+    try:
+        assert p.start(hello()) is None
+        reply = act(p, 10)
+        assert reply.fault is None and reply.index == 1
+    finally:
+        p.close()
+
+
+def test_late_reply_times_out_then_is_discarded_at_the_next_act():
+    p = player(scripted(acts=[[{"sleep": 0.4}, '{"type":"action","id":{id},"index":2}'],
+                              ['{"type":"action","id":{id},"index":1}']]))
+    try:
+        assert p.start(hello()) is None
+        late = act(p, 1, time_ms=150)
+        assert late.fault is not None and late.fault.kind == "timeout"
+        assert 150 <= late.ms < 1000
+        time.sleep(0.4)  # the late reply to id 1 is now waiting in the pipe
+        reply = act(p, 2)
+        assert reply.fault is None and reply.index == 1
+    finally:
+        p.close()
+
+
+def test_blank_lines_are_tolerated():
+    p = player(scripted(acts=[["", "  ", '{"type":"action","id":{id},"index":1}']]))
+    try:
+        assert p.start(hello()) is None
+        assert act(p, 1).index == 1
+    finally:
+        p.close()
+
+
+def test_line_cap():
+    cap = 1000
+    base = '{"type":"action","id":{id},"index":0,"pad":"%s"}'
+    exact = base % ("x" * (cap - len(base % "") - 1 + 4))  # exactly `cap` bytes once {id} is "1"
+    assert len(exact.replace("{id}", "1")) == cap
+    p = player(scripted(acts=[[exact], [base % ("x" * 5000)], [], [{"raw": "y" * 3000}, {"sleep": 1}]]),
+               max_line_bytes=cap)
+    try:
+        assert p.start(hello()) is None
+        assert act(p, 1).index == 0  # a line of exactly max_line_bytes is fine
+        long = act(p, 2)
+        assert long.fault is not None and long.fault.kind == "invalid"
+        assert "line too long" in long.fault.detail
+        assert long.fault.raw.startswith('{"type":"action","id":2') and len(long.fault.raw) == 200
+        assert act(p, 3).index == 0  # the rest of the long line was skipped, not parsed
+        # an overlong line without its newline is reported at once, not at the deadline
+        unterminated = act(p, 4, time_ms=900)
+        assert unterminated.fault is not None and "line too long" in unterminated.fault.detail
+        assert unterminated.ms < 800
+    finally:
+        p.close()
+
+
+def test_line_splitting_across_reads():
+    p = SubprocessPlayer(["unused"], max_line_bytes=8)
+    for chunk in (b'ab', b'c\nde', b'f\n\n1234', b'5678\n', b'123456789', b'abc\nok\n', b'12345678'):
+        p._feed(chunk)
+    got = [x if isinstance(x, bytes) else ("LONG", x.head) for x in p._lines]
+    assert got == [b"abc", b"def", b"", b"12345678", ("LONG", b"123456789"), b"ok"]
+    assert bytes(p._buf) == b"12345678"
+    p._feed(b"9")  # the pending line passes the cap without a newline
+    assert isinstance(p._lines[-1], _Overlong) and p._discarding
+    p._feed(b"zzz\nnext\n")
+    assert p._lines[-1] == b"next" and not p._discarding
+
+
+def test_crash_is_sticky_and_immediate():
+    p = player(bot("quitter"))
+    try:
+        assert p.start(hello()) is None
+        assert act(p, 1).index == 0
+        assert act(p, 2).index == 0
+        crash = act(p, 3)
+        assert crash.fault is not None and crash.fault.kind == "crash"
+        assert "exited with code 3" in crash.fault.detail
+        started = time.perf_counter()
+        again = act(p, 4)
+        assert again.fault == crash.fault and time.perf_counter() - started < 0.01
+    finally:
+        p.close()
+        p.close()
+    assert_gone(p)
+
+
+def test_events_never_block_and_a_deaf_bot_times_out():
+    p = player(bot("deaf"))
+    try:
+        assert p.start(hello()) is None
+        started = time.perf_counter()
+        for i in range(400):
+            p.event({"kind": "played", "seat": 1, "pad": "e" * 5000, "n": i})  # 2 MB in all
+        assert time.perf_counter() - started < 0.5
+        reply = act(p, 1, time_ms=300)
+        assert reply.fault is not None and reply.fault.kind == "timeout"
+        assert time.perf_counter() - started < 2
+        p.end({"scores": [0, 0]})  # must not hang either
+    finally:
+        p.close()
+    assert_gone(p)
+
+
+def test_buffered_events_are_capped():
+    p = player(bot("deaf"), max_pending_bytes=200_000)
+    try:
+        assert p.start(hello()) is None
+        for i in range(100):
+            p.event({"kind": "played", "pad": "e" * 5000})
+        started = time.perf_counter()
+        reply = act(p, 1, time_ms=1000)
+        assert reply.fault is not None and reply.fault.kind == "timeout"
+        assert "stopped reading its stdin" in reply.fault.detail
+        assert time.perf_counter() - started < 0.2  # known already: no waiting
+    finally:
+        p.close()
+    assert_gone(p)
+
+
+def test_messages_arrive_in_order_with_events_before_their_act(tmp_path):
+    p = player(bot("echo"), log_path=tmp_path / "echo.log")  # it copies what it receives to stderr
+    try:
+        assert p.start(hello(seat=1)) is None
+        p.event({"kind": "deal", "hand": ["7S", "ÄÖ"]})
+        p.event({"kind": "played", "seat": 0, "card": "8H"})
+        assert act(p, 1).index == 0
+        p.event({"kind": "scores", "scores": [1, 2]})
+        p.end({"scores": [1, 2]})
+    finally:
+        p.close()
+    lines = [json.loads(line) for line in (tmp_path / "echo.log").read_text(encoding="utf-8").splitlines()]
+    assert [m["type"] for m in lines] == ["hello", "event", "event", "act", "event", "end"]
+    assert lines[0] == hello(seat=1).message()
+    assert lines[1]["event"] == {"kind": "deal", "hand": ["7S", "ÄÖ"]}
+    assert lines[3] == {"type": "act", "id": 1, "obs": {"seat": 0}, "legal": LEGAL, "time_ms": 1000}
+    assert lines[5] == {"type": "end", "result": {"scores": [1, 2]}}
+    assert_gone(p)
+
+
+def test_close_is_safe_in_any_state(tmp_path):
+    SubprocessPlayer(bot("random_bot")).close()  # never started
+    p = player(bot("random_bot"))
+    assert p.start(hello()) is None
+    p.end({})
+    p.close()
+    p.close()
+    assert_gone(p)
+    assert act(p, 1).fault is not None  # after close: a fault, not an exception
