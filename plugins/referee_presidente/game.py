@@ -579,20 +579,22 @@ class Presidente(Game):
         Option("jokers", bool, False, "Add two jokers (X1, X2) above the 2s; the Slave gets 15 cards (P-10)."),
         Option("rounds", int, 5, "Rounds in a match; the President of the last round wins (P-1).", min=1, max=100),
     )
-    summary = """\
-Climbing game for 4 players, 52 cards (54 with jokers=true), 13 cards each; 5 rounds.
-Order, low to high: 3 4 5 6 7 9 T J Q K A 2 (jokers above the 2s). Round 1: seat 1 is
-President and leads. The leader plays one or more cards of one rank; each next player plays the
-same number of cards of an equal or higher rank, or passes and is out until the trick ends.
-When everyone else has passed, the last player to play clears the table and leads.
-An 8, always alone, goes on anything and clears the table: its player leads again. The 3 of
-clubs alone clears a table whose top card is a 2 or a joker. Four cards of one rank played in a
-row in a trick (a revolution) reverse the order for the rest of the round; four more reverse it
-back. First out is President, last out Slave, the others Citizens; if someone other than the
-reigning President goes out first, the President falls: Slave, blocked for the round.
-Rounds 2-5: the Slave gives the President their 3 highest cards, the President gives back
-their 3 lowest, the Citizens swap 3 cards of their choice; the President leads.
-Points per round 3/2/1/0 by place; the President of the last round wins the match."""
+    summary = (
+        "Climbing game for 4 players, 52 cards (54 with jokers=true), 13 cards each, 5 rounds.\n"
+        "Order, low to high: 3 4 5 6 7 9 T J Q K A 2 (jokers above the 2s). Round 1: seat 1 is the "
+        "President and leads. The leader plays one or more cards of one rank; each next player plays "
+        "the same number of cards of an equal or higher rank, or passes and is out until the trick "
+        "ends. When everyone else has passed, the last player to play leads a new trick.\n"
+        "An 8, always alone, goes on anything and clears the table: its player leads again. The 3 of "
+        "clubs alone clears a table whose top card is a 2 or a joker. Four cards of one rank in a row "
+        "in a trick make a revolution: the order is reversed for the rest of the round (four more "
+        "reverse it back).\n"
+        "First out is President, last out Slave, the others Citizens. If someone other than the "
+        "reigning President goes out first, the President falls: Slave, blocked for the round.\n"
+        "Rounds 2-5: the Slave gives the President their 3 highest cards, the President gives back "
+        "their 3 lowest, the Citizens swap 3 cards of their choice; the President leads.\n"
+        "Points per round 3/2/1/0 by place; the President of the last round wins the match."
+    )
 
     def new_state(self, config: dict[str, Any], players: int, rng: random.Random) -> PresidenteState:
         state = PresidenteState(config, rng)
