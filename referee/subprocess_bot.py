@@ -245,7 +245,7 @@ class SubprocessPlayer(Player):
         if result is _OK:
             return None
         if result is None:
-            return self._fault("timeout", f"no ready within {self.start_ms} ms of hello")
+            return self._fault("timeout", f"no ready within {self.start_ms} ms of hello", self._buf)
         return result
 
     def event(self, event: dict[str, Any]) -> None:
@@ -279,7 +279,8 @@ class SubprocessPlayer(Player):
             return result
         ms = (time.perf_counter() - started) * 1000.0
         if result is None:
-            return Reply(fault=self._fault("timeout", f"no reply within {time_ms} ms"), ms=ms)
+            # raw: whatever partial line the bot left unterminated (a forgotten newline shows here)
+            return Reply(fault=self._fault("timeout", f"no reply within {time_ms} ms", self._buf), ms=ms)
         return Reply(fault=result, ms=ms)
 
     def end(self, result: dict[str, Any]) -> None:

@@ -235,6 +235,26 @@ def test_misbehaving_bot_is_disqualified_and_the_match_goes_on(tmp_path, name, k
         assert_gone(p)
 
 
+def test_faults_below_max_faults_do_not_disqualify(tmp_path):
+    limits = Limits(move_ms=MOVE_MS, start_ms=3000, max_faults=2)
+    result, records, players = play(tmp_path, [bot("random_bot"), bot("garbage")], limits=limits)
+    assert [(f.seat, f.kind) for f in result.faults] == [(1, "invalid")]
+    assert result.result["disqualified"] == []
+    moves = [r for r in records if r["type"] == "move" and r["seat"] == 1]
+    assert [("fault" in m) for m in moves] == [False, True] + [False] * (len(moves) - 2)
+    for p in players:
+        assert_gone(p)
+
+
+def test_timeouts_count_up_to_max_faults(tmp_path):
+    limits = Limits(move_ms=MOVE_MS, start_ms=3000, max_faults=2)
+    result, _, players = play(tmp_path, [bot("sleeper"), bot("random_bot")], limits=limits)
+    assert [(f.seat, f.kind) for f in result.faults] == [(0, "timeout"), (0, "timeout")]
+    assert result.result["disqualified"] == [0]
+    for p in players:
+        assert_gone(p)
+
+
 def test_crash_fault_carries_exit_code_and_stderr(tmp_path):
     result, _, players = play(tmp_path, [bot("quitter"), bot("random_bot")])
     (entry,) = result.faults
@@ -307,6 +327,36 @@ def test_missing_executable_is_a_crash_fault_not_an_exception(tmp_path):
     p.close()
     p.close()
     assert p.pid is None
+
+
+@pytest.mark.parametrize("code,detail", [
+    ("import sys; sys.exit(2)", "exited with code 2"),
+    ("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", "killed by signal SIGSEGV"),
+    ("import os, sys; sys.stderr.write('bye'); sys.stderr.flush(); os.close(1); import time; time.sleep(60)",
+     "closed its stdout (still running)"),
+])
+def test_bot_ending_before_ready_is_a_crash(code, detail):
+    p = player([sys.executable, "-c", code])
+    try:
+        fault = p.start(hello())
+        assert fault is not None and fault.kind == "crash"
+        assert fault.detail == detail
+        if "bye" in code:
+            assert fault.stderr_tail == "bye"
+    finally:
+        p.close()
+    assert_gone(p)
+
+
+def test_timeout_shows_an_unterminated_line():
+    p = player(scripted(acts=[[{"raw": '{"type":"action","id":1,"index":0}'}]]))  # no newline
+    try:
+        assert p.start(hello()) is None
+        reply = act(p, 1, time_ms=200)
+        assert reply.fault is not None and reply.fault.kind == "timeout"
+        assert reply.fault.raw == '{"type":"action","id":1,"index":0}'
+    finally:
+        p.close()
 
 
 def test_ready_announces_name_version_author():
