@@ -1,0 +1,488 @@
+"""The state of one Mau Mau match: every round, the tie-break rounds, the totals.
+
+Rules: the seed text (seeds/003_...) plus RULINGS.md MM-1..MM-10; comments cite the ruling ids.
+The state is one object with plain lists and ints (no per-move allocation beyond the events it
+must emit) because the runner asks it for a decision, a legal list and an observation per move.
+
+Phases of a turn:
+- "suit":  the dealer names the suit for a Jack up-card (MM-6);
+- "play":  a normal turn, or answering a pending 7 penalty (MM-4);
+- "drawn": the seat just drew a playable card and plays it or keeps it (MM-5);
+- "over":  the match is over.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import insort
+from typing import Any
+
+from referee.errors import RulesError
+from referee.game import Action, Event, GameState, Outcome, Output, Record
+
+from referee_maumau.cards import ORDER, POINTS, SUITS, decks_for, make_deck
+
+SUIT, PLAY, DRAWN, OVER = "suit", "play", "drawn", "over"
+MAU, MAU_MAU = "mau", "mau mau"
+
+_ORDER_KEY = ORDER.__getitem__
+_SUIT_ACTIONS = tuple({"suit": s} for s in SUITS)
+_CARD_KEYS = ("card", "cards")  # the only event fields that ever carry card codes
+
+
+class MauMauState(GameState):
+    """A whole Mau Mau match (MM-1..MM-10)."""
+
+    def __init__(self, config: dict[str, Any], players: int, rng: random.Random, *, deal: bool = True) -> None:
+        self.n = players
+        self.rng = rng
+        self.hand_size: int = config["hand_size"]
+        self.ace: str = config["ace"]
+        self.seven_chain: int = config["seven_chain"]
+        self.sevens: bool = config["sevens"]
+        self.voluntary_draw: bool = config["voluntary_draw"]
+        self.announcements: bool = config["announcements"]
+        self.target: int = config["target"]
+        self.max_decisions: int = config["max_decisions"]
+        self.max_tiebreaks: int = config["max_tiebreaks"]
+        self.cards = make_deck(config["deck"], decks_for(players))  # MM-1
+
+        self.deal = 0
+        self.dealer = 0  # MM-1: round 1's dealer is seat 0
+        self.hands: list[list[str]] = [[] for _ in range(players)]
+        self.stock: list[str] = []  # the draw pile, next card LAST (pop from the end)
+        self.discard: list[str] = []  # the discard pile, top card last
+        self.suit = ""  # the suit to match: the top card's, or the one named on a Jack (MM-3)
+        self.penalty = 0  # pending 7 penalty, in cards (MM-4)
+        self.chain = 0  # how many players after the first passed the pending penalty on
+        self.turn: int | None = None
+        self.phase = PLAY
+        self.drawn: str | None = None  # the playable card just drawn (phase "drawn")
+        self.decisions = 0  # decisions in this round (MM-8 max_decisions)
+        self.stalled = 0  # turns in a row with no play and nothing to draw (MM-8)
+        self.totals = [0] * players
+        self.tiebreaks = 0  # tie-break rounds played so far (MM-9)
+        self.winner: int | None = None  # the last round's winner
+        self.others = [tuple(t for t in range(players) if t != s) for s in range(players)]
+        self._set_active(list(range(players)))
+        self._out: list[Output] = []
+        self._legal: list[Action] | None = None
+        self._move_start = 0
+        if deal:
+            self._start_deal()
+
+    # -- positions for tests -------------------------------------------------------------------
+
+    @classmethod
+    def position(
+        cls,
+        config: dict[str, Any],
+        hands: list[list[str]],
+        discard: list[str],
+        stock: list[str] = (),
+        turn: int = 0,
+        *,
+        suit: str | None = None,
+        penalty: int = 0,
+        chain: int = 0,
+        dealer: int | None = None,
+        phase: str = PLAY,
+        drawn: str | None = None,
+        totals: list[int] | None = None,
+        active: list[int] | None = None,
+        tiebreaks: int = 0,
+        deal: int = 1,
+        seed: int = 0,
+    ) -> MauMauState:
+        """A constructed position (for scenario tests): hands, the discard pile (top last), the
+        draw pile (next card first), whose turn, and optionally every other piece of state."""
+        n = len(hands)
+        state = cls(config, n, random.Random(seed), deal=False)
+        state.deal = deal
+        state.dealer = (turn - 1) % n if dealer is None else dealer
+        state.hands = [sorted(h, key=_ORDER_KEY) for h in hands]
+        state.discard = list(discard)
+        state.stock = list(stock)[::-1]
+        state.suit = suit if suit is not None else discard[-1][1]
+        state.penalty, state.chain = penalty, chain
+        state.turn, state.phase, state.drawn = turn, phase, drawn
+        if totals is not None:
+            state.totals = list(totals)
+        if active is not None:
+            state._set_active(sorted(active))
+        state.tiebreaks = tiebreaks
+        return state
+
+    # -- the GameState interface -----------------------------------------------------------------
+
+    def to_act(self) -> int | None:
+        return self.turn
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the seat to act (cached until the next `apply`; do not mutate)."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
+
+    def resolve(self, action: Any) -> Action | None:
+        """The legal action `action` stands for: a play with a missing or wrong announcement
+        stands for the same play without one (penalised, MM-7); an announcement that is not
+        due is ignored; anything else must be a member of the legal list."""
+        if type(action) is not dict:
+            return None
+        legal = self.legal_actions()
+        if "say" in action:
+            said = action["say"]
+            action = {k: v for k, v in action.items() if k != "say"}
+        else:
+            said = None
+        for key in ("draw", "pass"):
+            if key in action and action[key] is not True:
+                return None
+        if "play" in action:
+            due = self._due()
+            if due is not None:
+                full = dict(action)
+                full["say"] = due
+                if full in legal:
+                    return full if said == due else action  # MM-7: wrong counts as missing
+                return None
+        if action in legal:
+            return action
+        return None
+
+    def apply(self, action: Action) -> None:
+        act = self.resolve(action)
+        if act is None or self.turn is None:
+            raise RulesError(f"illegal Mau Mau action {action!r} in phase {self.phase!r}")
+        seat = self.turn
+        self._legal = None
+        self._move_start = len(self._out)
+        self.decisions += 1
+        if "play" in act:
+            ended = self._play(seat, act)
+        elif "draw" in act:
+            ended = self._draw(seat)
+        elif "pass" in act:
+            ended = self._pass(seat)
+        else:  # MM-6: the dealer names the suit of a Jack up-card
+            self.suit = act["suit"]
+            self._emit("suit", {"seat": seat, "suit": self.suit})
+            self.phase = PLAY
+            self.turn = self.next_seat[seat]
+            ended = False
+        if not ended and self.decisions >= self.max_decisions:
+            self._end_round(None, "max_decisions")  # MM-8 safety valve
+
+    def observe(self, seat: int) -> dict[str, Any]:
+        turn = self.turn
+        return {
+            "seat": seat,
+            "to_act": turn,
+            "phase": self.phase,
+            "deal": self.deal,
+            "dealer": self.dealer,
+            "hand": list(self.hands[seat]),
+            "top": self.discard[-1],
+            "suit": self.suit,
+            "penalty": self.penalty,
+            "chain": self.chain,
+            "drawn": self.drawn if seat == turn else None,
+            "counts": [len(h) for h in self.hands],
+            "stock": len(self.stock),
+            "discard": len(self.discard),
+            "active": list(self.active),
+            "totals": list(self.totals),
+            "tiebreak": self.tiebreaks,
+            "target": self.target,
+        }
+
+    def drain(self) -> list[Output]:
+        out = self._out
+        self._out = []
+        self._move_start = 0
+        return out
+
+    def outcome(self) -> Outcome:
+        """Scores: the match totals; measure: lower total is better (MM-9)."""
+        return Outcome(list(self.totals), [-float(t) for t in self.totals])
+
+    def zones(self) -> dict[str, list[str]]:
+        zones = {f"hand {s}": list(h) for s, h in enumerate(self.hands)}
+        zones["stock"] = self.stock[::-1]
+        zones["discard"] = list(self.discard)
+        return zones
+
+    def hidden_from(self, seat: int) -> set[str]:
+        # Every card of the discard pile was seen by every seat when it was played or turned up.
+        hidden = set(self.stock)
+        for s in self.others[seat]:
+            hidden.update(self.hands[s])
+        hidden.difference_update(self.hands[seat])
+        hidden.difference_update(self.discard)
+        return hidden
+
+    # -- legal actions ---------------------------------------------------------------------------
+
+    def _due(self) -> str | None:
+        """The announcement a play by the seat to act must carry now (MM-7), or None."""
+        if not self.announcements or self.turn is None:
+            return None
+        left = len(self.hands[self.turn]) - 1
+        return MAU if left == 1 else MAU_MAU if left == 0 else None
+
+    def _plays(self, card: str, out: list[Action], due: str | None) -> None:
+        if card[0] == "J":  # MM-3: a Jack always names a suit, its own included
+            for s in SUITS:
+                out.append({"play": card, "suit": s, "say": due} if due else {"play": card, "suit": s})
+        else:
+            out.append({"play": card, "say": due} if due else {"play": card})
+
+    def playable(self, card: str) -> bool:
+        """Whether `card` may be played now, on the top card and any pending 7 (MM-3, MM-4)."""
+        if self.penalty:
+            return card[0] == "7" and (self.seven_chain == 0 or self.chain < self.seven_chain)
+        return card[0] == "J" or card[1] == self.suit or card[0] == self.discard[-1][0]
+
+    def can_draw(self) -> bool:
+        """Whether a card can be drawn: the draw pile, or the discard pile below its top (MM-8)."""
+        return bool(self.stock) or len(self.discard) > 1
+
+    def _compute_legal(self) -> list[Action]:
+        phase = self.phase
+        if self.turn is None:
+            return []
+        if phase == SUIT:
+            return [dict(a) for a in _SUIT_ACTIONS]
+        due = self._due()
+        out: list[Action] = []
+        if phase == DRAWN:  # MM-5: play the drawn card at once, or keep it
+            self._plays(self.drawn, out, due)
+            out.append({"pass": True})
+            return out
+        playable = self.playable
+        last = None
+        for card in self.hands[self.turn]:  # sorted, so duplicates (two decks) are adjacent
+            if card != last and playable(card):
+                self._plays(card, out, due)
+            last = card
+        if self.penalty:  # MM-4: taking the penalty is always allowed
+            out.append({"draw": True})
+        elif self.can_draw():
+            if not out or self.voluntary_draw:  # MM-5
+                out.append({"draw": True})
+        elif not out:
+            out.append({"pass": True})  # MM-5: no legal play and nothing to draw
+        return out
+
+    # -- moves -----------------------------------------------------------------------------------
+
+    def _play(self, seat: int, act: Action) -> bool:
+        card = act["play"]
+        hand = self.hands[seat]
+        hand.remove(card)
+        self.discard.append(card)
+        self.drawn = None
+        self.phase = PLAY
+        self.stalled = 0
+        rank = card[0]
+        said = act.get("say")
+        data: dict[str, Any] = {"seat": seat, "card": card}
+        if rank == "J":
+            self.suit = act["suit"]
+            data["suit"] = self.suit
+        else:
+            self.suit = card[1]
+        if said is not None:
+            data["say"] = said
+        self._emit("played", data)
+        left = len(hand)
+        if left == 0 and (said == MAU_MAU or not self.announcements):
+            self._end_round(seat, "mau mau")  # MM-8: any pending power is void
+            return True
+        if self.announcements and left <= 1 and said is None:
+            # MM-7: the missing announcement costs 2 cards before the card's own power applies
+            self._emit("penalty", {"seat": seat, "why": "announcement", "count": 2})
+            self._give(seat, 2, "announcement")
+        nxt = self.next_seat
+        if rank == "7" and self.sevens:  # MM-4
+            if self.penalty:
+                self.chain += 1
+            self.penalty += 2
+            self.turn = nxt[seat]
+        elif rank == "8":  # MM-4: the next player is skipped (2 players: play again)
+            skipped = nxt[seat]
+            self._emit("skipped", {"seat": skipped, "why": "eight"})
+            self.turn = nxt[skipped]
+        elif rank == "A" and self.ace == "draw1":  # MM-10: the others draw one each, from the left
+            other = nxt[seat]
+            while other != seat:
+                self._give(other, 1, "ace")
+                other = nxt[other]
+            self.turn = nxt[seat]
+        elif rank == "A" and self.ace == "skip_all":  # MM-10: the player of the Ace plays again
+            other = nxt[seat]
+            while other != seat:
+                self._emit("skipped", {"seat": other, "why": "ace"})
+                other = nxt[other]
+            self.turn = seat
+        else:
+            self.turn = nxt[seat]
+        return False
+
+    def _draw(self, seat: int) -> bool:
+        if self.penalty:  # MM-4: take the pending penalty and lose the turn
+            count = self.penalty
+            self._emit("penalty", {"seat": seat, "why": "seven", "count": count})
+            self._give(seat, count, "seven")
+            self.penalty = self.chain = 0
+            self.stalled = 0
+            self.turn = self.next_seat[seat]
+            return False
+        card = self._give(seat, 1, "draw")[0]  # MM-5
+        self.stalled = 0
+        if self.playable(card):
+            self.phase = DRAWN
+            self.drawn = card
+        else:
+            self.turn = self.next_seat[seat]
+        return False
+
+    def _pass(self, seat: int) -> bool:
+        if self.phase == DRAWN:  # MM-5: keep the drawn card
+            self._emit("passed", {"seat": seat, "kept": True})
+            self.phase = PLAY
+            self.drawn = None
+        else:  # MM-5/MM-8: no legal play and nothing to draw
+            self._emit("passed", {"seat": seat, "kept": False})
+            self.stalled += 1
+            if self.stalled >= len(self.active):
+                self._end_round(None, "blocked")
+                return True
+        self.turn = self.next_seat[seat]
+        return False
+
+    def _give(self, seat: int, count: int, why: str) -> list[str]:
+        """Draw up to `count` cards into `seat`'s hand, reshuffling when needed (MM-8)."""
+        got: list[str] = []
+        hand = self.hands[seat]
+        stock = self.stock
+        for _ in range(count):
+            if not stock:
+                if len(self.discard) <= 1:
+                    break  # MM-8: draws what there is
+                self._reshuffle()
+                stock = self.stock
+            card = stock.pop()
+            got.append(card)
+            insort(hand, card, key=_ORDER_KEY)
+        self._out.append(Event("drew", {"seat": seat, "count": len(got), "cards": got, "why": why}, (seat,)))
+        if self.others[seat]:
+            self._out.append(Event("drew", {"seat": seat, "count": len(got), "why": why}, self.others[seat]))
+        return got
+
+    def _reshuffle(self) -> None:
+        """MM-8: the discard pile less its top card becomes the new draw pile."""
+        pile = self.discard[:-1]
+        self.discard = self.discard[-1:]
+        self.rng.shuffle(pile)
+        self._out.append(Record({"type": "chance", "deal": self.deal, "kind": "reshuffle", "stock": pile}))
+        self.stock = pile[::-1]
+        self._emit("reshuffle", {"stock": len(pile)})
+
+    # -- rounds ----------------------------------------------------------------------------------
+
+    def _set_active(self, active: list[int]) -> None:
+        """The seats playing the coming rounds (all, or the tied seats of a tie-break, MM-9)."""
+        self.active = active
+        n = self.n
+        on = [False] * n
+        for s in active:
+            on[s] = True
+        self.next_seat = [next((s + k) % n for k in range(1, n + 1) if on[(s + k) % n]) for s in range(n)]
+
+    def _start_deal(self) -> None:
+        """MM-1: shuffle, deal one at a time from dealer+1, turn the up-card."""
+        self.deal += 1
+        deck = list(self.cards)
+        self.rng.shuffle(deck)
+        n = self.n
+        order = []
+        s = self.next_seat[self.dealer]
+        for _ in self.active:
+            order.append(s)
+            s = self.next_seat[s]
+        dealt: list[list[str]] = [[] for _ in range(n)]
+        i = 0
+        for _ in range(self.hand_size):
+            for s in order:
+                dealt[s].append(deck[i])
+                i += 1
+        up = deck[i]
+        stock = deck[i + 1 :]
+        self.hands = [sorted(h, key=_ORDER_KEY) for h in dealt]
+        self.stock = stock[::-1]
+        self.discard = [up]
+        self.suit = up[1]
+        self.penalty = self.chain = 0
+        self.drawn = None
+        self.decisions = self.stalled = 0
+        self._out.append(Record({
+            "type": "deal", "deal": self.deal, "dealer": self.dealer, "hands": dealt,
+            "stock": stock, "up": up, "active": list(self.active),
+        }))
+        counts = [len(h) for h in dealt]
+        for seat in range(n):
+            self._out.append(Event("deal", {
+                "deal": self.deal, "dealer": self.dealer, "hand": list(self.hands[seat]), "up": up,
+                "counts": list(counts), "active": list(self.active), "tiebreak": self.tiebreaks,
+            }, (seat,)))
+        if up[0] == "J":  # MM-6: the dealer names the suit; 7, 8, A up-cards have no effect
+            self.phase = SUIT
+            self.turn = self.dealer
+        else:
+            self.phase = PLAY
+            self.turn = self.next_seat[self.dealer]
+
+    def _end_round(self, winner: int | None, reason: str) -> None:
+        """Score the round (MM-9), then deal the next one, a tie-break, or end the match."""
+        # Events sent at a round's end name no card: the next round may already hold them.
+        out = self._out
+        for i in range(self._move_start, len(out)):
+            ev = out[i]
+            if type(ev) is Event and ("card" in ev.data or "cards" in ev.data):
+                out[i] = Event(ev.kind, {k: v for k, v in ev.data.items() if k not in _CARD_KEYS}, ev.to)
+        scores = [sum(POINTS[c] for c in h) for h in self.hands]
+        totals = self.totals
+        for s in range(self.n):
+            totals[s] += scores[s]
+        self.winner = winner
+        out.append(Record({
+            "type": "deal_end", "deal": self.deal, "scores": scores, "winner": winner,
+            "totals": list(totals), "reason": reason,
+        }))
+        self._emit("round_end", {
+            "deal": self.deal, "winner": winner, "scores": list(scores), "totals": list(totals), "reason": reason,
+        })
+        if max(totals) >= self.target:  # MM-9: the match ends, unless the lowest total is tied
+            low = min(totals)
+            tied = [s for s in range(self.n) if totals[s] == low]
+            if len(tied) > 1 and self.tiebreaks < self.max_tiebreaks:
+                self.tiebreaks += 1
+                self._emit("tiebreak", {"seats": list(tied), "tiebreak": self.tiebreaks})
+                self.dealer = next((self.dealer + k) % self.n for k in range(1, self.n + 1)
+                                   if (self.dealer + k) % self.n in tied)
+                self._set_active(tied)
+                self._start_deal()
+                return
+            self.phase = OVER
+            self.turn = None
+            self.drawn = None
+            self._emit("match_end", {"totals": list(totals), "tiebreaks": self.tiebreaks})
+            return
+        self.dealer = (self.dealer + 1) % self.n  # MM-1: the deal passes left
+        self._start_deal()
+
+    def _emit(self, kind: str, data: dict[str, Any]) -> None:
+        self._out.append(Event(kind, data))
