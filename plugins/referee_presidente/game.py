@@ -537,9 +537,9 @@ class PresidenteState(GameState):
             state.blocked = blocked
         state.n_active = sum(state.active)
         state.next_place = 1 + sum(1 for s, p in enumerate(state.places) if p is not None and s != blocked)
-        used = [c for h in state.hands for c in h] + [c for _, cards in state.table for c in cards]
+        used = {c for h in state.hands for c in h} | {c for _, cards in state.table for c in cards}
         deck = DECK_WITH_JOKERS if jokers else DECK
-        state.discards = [c for c in deck if c not in set(used)]
+        state.discards = [c for c in deck if c not in used]
         if round > 1:
             state.prev_places = [1, 2, 3, 4]
             state.prev_roles = [ROLES[p] for p in state.prev_places]
