@@ -1,0 +1,617 @@
+"""The state of a Mayor match: deal, call, reserve, discards, 18 tricks, Specials, counter, scoring.
+
+One `MayorState` holds a whole match (every deal). The phases of a deal:
+  "call"    the candidate (holder of T19) calls a suit (M-2);
+  "discard" the candidate, holding the reserve too, puts back 6 allowed cards (M-3);
+  "play"    the seat to act plays a card to the trick (M-5..M-7);
+  "counter" an opponent of the Thief's player may counter out of turn (M-12).
+The match is "over" after the last deal.
+
+Hidden information (M-9) is kept in three places only: `observe` (what a seat knows), the
+events' `to` (who sees them) and `hidden_from` (checked by the conformance suite). Until the
+called Mayor is played nothing a seat is told depends on who the ally is: piles, team totals,
+which pile a trick went to and the effects of a Thief, a Crane or a basic Casino stay unsaid
+(the counter offer does not exist yet, M-12). See docs/rules/mayor.md.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from referee.errors import RulesError
+from referee.game import Action, Event, GameState, Outcome, Output, Record
+
+from referee_mayor.cards import (
+    BUILDING,
+    CASINO,
+    CRANE,
+    DECK,
+    NOT_IN_RESERVE,
+    RANK,
+    SPECIAL_SET,
+    STOPPERS,
+    SUIT,
+    SUITS,
+    THIEF,
+    TOWN_HALL,
+    sort_cards,
+    strongest,
+    votes,
+    weakest,
+)
+from referee_mayor.deal import PLAYERS, RESERVE, deal_cards
+from referee_mayor.scoring import ADVANCED, BASIC, deal_points, number, score_deal
+
+CANDIDATE_TEAM, OPPOSITION = 0, 1
+PILE_NAMES = ("candidate", "opposition")
+NON_SPECIAL = tuple(c for c in DECK if c not in SPECIAL_SET)
+PASS: Action = {"pass": True}
+
+
+class MayorState(GameState):
+    """A whole Mayor match: `deals` deals of 4 seats, dealt from the PRNG it was given (C-2)."""
+
+    def __init__(self, mode: str, deals: int, rng: random.Random, *, start: bool = True) -> None:
+        self.mode = mode
+        self.advanced = mode == ADVANCED
+        self.deals = deals
+        self.rng = rng
+        self.deal = 1
+        self.dealer = 0
+        self.totals = [0.0] * PLAYERS
+        self._out: list[Output] = []
+        self._clear_deal()
+        if start:
+            self._start_deal()
+
+    # -- construction --------------------------------------------------------------------------
+
+    def _clear_deal(self) -> None:
+        self.phase = "call"
+        self.hands: list[list[str]] = [[] for _ in range(PLAYERS)]
+        self.reserve: list[str] = []  # as dealt; seen by the candidate only (M-3)
+        self.reserve_zone: list[str] = []  # cards still lying in the reserve (call phase)
+        self.discards: list[str] = []
+        self.candidate = 0
+        self.called: str | None = None
+        self.mayor: str | None = None  # the called Mayor's code
+        self.ally: int | None = None  # None: the candidate plays alone
+        self.team = [OPPOSITION] * PLAYERS
+        self.revealed = False
+        self.piles: tuple[list[str], list[str]] = ([], [])
+        self.trick_no = 1
+        self.leader = 0
+        self.current: int | None = None
+        self._new_trick(0)
+        self.offers: list[int] = []
+        self.played_cards: list[str] = []  # every card of the completed tricks, in play order
+        self.played_seats: list[int] = []
+        self.winners: list[int] = []
+        self.casino: dict[str, Any] | None = None  # the public side of this deal's Casino
+        self.swap: tuple[int, int, str, str] | None = None  # advanced Casino: (player, holder, got, gave)
+        self._hidden_effects: list[Event] = []  # Crane/basic Casino effects told at the reveal
+        self.known: list[set[str]] = [{TOWN_HALL} for _ in range(PLAYERS)]  # codes whose place a seat knows
+
+    def _new_trick(self, leader: int) -> None:
+        self.leader = leader
+        self.cursor = (leader - 1) % PLAYERS  # the last seat to play in turn; the next is after it
+        self.trick: list[tuple[int, str]] = []
+        self.played = [False] * PLAYERS
+        self.led: str | None = None  # the suit led: "R".."G", "T" for Buildings, None yet (M-5)
+        self.top_building = 0
+        self.stopped = False  # a Policeman or T1 is in the trick (M-12)
+        self.thief: int | None = None  # the seat that played the Thief in this trick
+
+    def _start_deal(self) -> None:
+        self._clear_deal()
+        dealt, reserve = deal_cards(self.rng, self.dealer)
+        self.hands = [sort_cards(h) for h in dealt]
+        self.reserve = list(reserve)
+        self.reserve_zone = list(reserve)
+        self.candidate = next(s for s in range(PLAYERS) if TOWN_HALL in self.hands[s])  # M-2
+        self.current = self.candidate
+        self._out.append(Record({"type": "deal", "deal": self.deal, "dealer": self.dealer,
+                                 "hands": [list(h) for h in dealt], "reserve": list(reserve),
+                                 "candidate": self.candidate}))
+        for seat in range(PLAYERS):
+            self._emit("deal", {"deal": self.deal, "dealer": self.dealer, "hand": list(self.hands[seat]),
+                                "candidate": self.candidate}, (seat,))
+
+    @classmethod
+    def position(
+        cls,
+        hands: list[list[str]],
+        candidate: int,
+        called: str,
+        mode: str = BASIC,
+        *,
+        leader: int | None = None,
+        ally: int | None | str = "holder",
+        revealed: bool | None = None,
+        piles: tuple[list[str], list[str]] = ([], []),
+        discards: list[str] = (),
+        rest: str = "opposition",
+        trick_no: int = 1,
+    ) -> "MayorState":
+        """A one-deal state at the start of a trick, for tests: hands, piles (bottom first) and
+        discards as given; every other card lies at the bottom of the `rest` team's pile."""
+        state = cls(mode, 1, random.Random(0), start=False)
+        state.phase = "play"
+        state.hands = [sort_cards(list(h)) for h in hands]
+        state.candidate = candidate
+        state.called = called
+        state.mayor = called + "M"
+        if ally == "holder":
+            holder = next((s for s in range(PLAYERS) if state.mayor in state.hands[s]), None)
+            if holder is None:
+                raise ValueError("the called Mayor is in no hand: say who the ally was")
+            ally = None if holder == candidate else holder
+        state.ally = ally
+        state.team = [CANDIDATE_TEAM if s in (candidate, ally) else OPPOSITION for s in range(PLAYERS)]
+        if revealed is None:
+            revealed = not any(state.mayor in h for h in state.hands)
+        state.revealed = revealed
+        state.discards = list(discards)
+        used = {c for h in hands for c in h} | set(piles[0]) | set(piles[1]) | set(discards)
+        leftover = [c for c in DECK if c not in used]
+        own = (list(piles[0]), list(piles[1]))
+        team = PILE_NAMES.index(rest)
+        own[team][:0] = leftover
+        state.piles = own
+        state.trick_no = trick_no
+        state._new_trick(candidate if leader is None else leader)
+        state.current = state.leader
+        return state
+
+    # -- queries -------------------------------------------------------------------------------
+
+    def to_act(self) -> int | None:
+        return self.current
+
+    def legal_actions(self) -> list[Action]:
+        phase = self.phase
+        if phase == "play":
+            seat = self.current
+            out: list[Action] = []
+            for card in self._playable(self.hands[seat]):
+                if card == CASINO:
+                    out.extend({"play": CASINO, "name": n} for n in self._casino_names(seat))
+                else:
+                    out.append({"play": card})
+            return out
+        if phase == "counter":
+            out = [{"play": c} for c in self.hands[self.current] if c in STOPPERS]
+            out.append(dict(PASS))
+            return out
+        if phase == "discard":
+            return [{"discard": c} for c in self.hands[self.candidate] if c not in NOT_IN_RESERVE]
+        if phase == "call":
+            return [{"call": s} for s in SUITS]
+        return []
+
+    def _playable(self, hand: list[str]) -> list[str]:
+        """M-5, M-6: the cards of `hand` that may go to the trick now (Specials always may)."""
+        led = self.led
+        if led is None:
+            return list(hand)
+        if led != BUILDING:
+            follow = [c for c in hand if SUIT[c] == led or c in SPECIAL_SET]
+            if len(follow) > sum(1 for c in follow if c in SPECIAL_SET):
+                return follow
+        buildings = [c for c in hand if SUIT[c] == BUILDING]
+        if not buildings:
+            return list(hand)
+        top = self.top_building
+        higher = [c for c in buildings if RANK[c] > top]
+        chosen = higher or buildings
+        chosen.extend(c for c in hand if c in SPECIAL_SET)
+        return sort_cards(chosen)
+
+    def _casino_names(self, seat: int) -> list[str]:
+        """M-11a: basic, every code but the player's hand and CASINO; advanced, every
+        non-Special code but the player's hand and the called Mayor."""
+        hand = self.hands[seat]
+        if self.advanced:
+            return [c for c in NON_SPECIAL if c not in hand and c != self.mayor]
+        return [c for c in DECK if c not in hand]  # CASINO is in the hand
+
+    def _is_legal(self, action: Any) -> bool:
+        if type(action) is not dict:
+            return False
+        phase, seat = self.phase, self.current
+        if phase == "play":
+            card = action.get("play")
+            if card == CASINO:
+                if len(action) != 2 or CASINO not in self.hands[seat]:
+                    return False
+                name = action.get("name")
+                if type(name) is not str:
+                    return False
+                if self.advanced:
+                    return name in SUIT and name not in SPECIAL_SET and name != self.mayor \
+                        and name not in self.hands[seat]
+                return name in SUIT and name not in self.hands[seat]
+            return len(action) == 1 and type(card) is str and card in self.hands[seat] \
+                and card in self._playable(self.hands[seat])
+        if phase == "counter":
+            if action == PASS:
+                return True
+            card = action.get("play")
+            return len(action) == 1 and type(card) is str and card in STOPPERS and card in self.hands[seat]
+        if phase == "discard":
+            card = action.get("discard")
+            return len(action) == 1 and type(card) is str and card in self.hands[self.candidate] \
+                and card not in NOT_IN_RESERVE
+        if phase == "call":
+            return len(action) == 1 and action.get("call") in ("R", "Y", "B", "G")
+        return False
+
+    def resolve(self, action: Any) -> Action | None:
+        if self.current is None or not self._is_legal(action):
+            return None
+        return dict(action)
+
+    # -- applying ------------------------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        if self.current is None or not self._is_legal(action):
+            raise RulesError(f"mayor: {action!r} is not legal for seat {self.current} in phase {self.phase}")
+        phase = self.phase
+        if phase == "play":
+            seat = self.current
+            self.cursor = seat
+            self._play(seat, action["play"], action.get("name"), counter=False)
+        elif phase == "counter":
+            seat = self.offers.pop(0)
+            if "pass" in action:
+                # no event: a pass would tell the table this seat holds a Policeman or T1
+                if self.offers:
+                    self.current = self.offers[0]
+                    return
+                self.phase = "play"
+                self.current = self._next_seat()
+            else:
+                self.offers = []
+                self.phase = "play"
+                self._play(seat, action["play"], None, counter=True)
+        elif phase == "discard":
+            self._discard(action["discard"])
+        else:
+            self._call(action["call"])
+
+    def _call(self, suit: str) -> None:
+        """M-2 then M-3: the call, and the candidate takes the reserve."""
+        c = self.candidate
+        self.called = suit
+        self.mayor = suit + "M"
+        holder = next(s for s in range(PLAYERS) if self.mayor in self.hands[s])
+        self.ally = None if holder == c else holder
+        self.team = [CANDIDATE_TEAM if s in (c, self.ally) else OPPOSITION for s in range(PLAYERS)]
+        self._emit("called", {"seat": c, "suit": suit})
+        if self.ally is not None:
+            self._emit("role", {"role": "ally", "candidate": c, "suit": suit}, (self.ally,))
+        self.hands[c] = sort_cards(self.hands[c] + self.reserve_zone)
+        self.reserve_zone = []
+        self._emit("reserve", {"seat": c, "cards": list(self.reserve)}, (c,))
+        self._emit("reserve_taken", {"seat": c}, tuple(s for s in range(PLAYERS) if s != c))
+        self.phase = "discard"
+
+    def _discard(self, card: str) -> None:
+        c = self.candidate
+        self.hands[c].remove(card)
+        self.discards.append(card)
+        self._emit("discarded", {"seat": c, "card": card}, (c,))
+        self._emit("discarded", {"seat": c}, tuple(s for s in range(PLAYERS) if s != c))
+        if len(self.discards) == RESERVE:
+            self.phase = "play"
+            self._new_trick(c)  # M-4: the candidate leads the first trick
+            self.current = c
+
+    def _play(self, seat: int, card: str, name: str | None, counter: bool) -> None:
+        """One card to the trick: its effects (M-5, M-10, M-11), the reveal (M-9), then who acts."""
+        self.hands[seat].remove(card)
+        self.trick.append((seat, card))
+        self.played[seat] = True
+        suit = SUIT[card]
+        if suit:
+            if self.led is None:
+                self.led = suit  # M-5: the first non-Special card sets the suit led
+            if suit == BUILDING and RANK[card] > self.top_building:
+                self.top_building = RANK[card]
+        if card in STOPPERS:
+            self.stopped = True
+        elif card == THIEF:
+            self.thief = seat
+        full = len(self.trick) == PLAYERS
+        closing = full and not any(self.hands)  # the deal's last card: no codes (next deal dealt)
+        data: dict[str, Any] = {"seat": seat}
+        if not closing:
+            data["card"] = card
+            if name is not None:
+                data["name"] = name
+        if counter:
+            data["counter"] = True
+        self._emit("played", data)
+        if card == self.mayor:
+            self._reveal(closing)
+        elif card == CASINO:
+            self._casino(seat, name, closing)
+        elif card == CRANE:
+            self._crane(seat, closing)
+        if full:
+            self._finish_trick(closing)
+            return
+        if card == THIEF and not counter:
+            self.offers = self._counter_offers(seat)
+            if self.offers:
+                self.phase = "counter"
+                self.current = self.offers[0]
+                return
+        self.current = self._next_seat()
+
+    def _next_seat(self) -> int:
+        for i in range(1, PLAYERS + 1):
+            s = (self.cursor + i) % PLAYERS
+            if not self.played[s]:
+                return s
+        raise RulesError("mayor: no seat left to play in the trick")
+
+    def _counter_offers(self, thief: int) -> list[int]:
+        """M-12: opponents of the Thief's player, from its left, still to play, holding ?P or T1."""
+        if not self.revealed or self.stopped:
+            return []
+        offers = []
+        for i in range(1, PLAYERS):
+            s = (thief + i) % PLAYERS
+            if not self.played[s] and self.team[s] != self.team[thief] \
+                    and any(c in STOPPERS for c in self.hands[s]):
+                offers.append(s)
+        return offers
+
+    def _reveal(self, closing: bool) -> None:
+        """M-9: the called Mayor is played; teams, piles and held-back effects become public."""
+        self.revealed = True
+        self._emit("ally_revealed", {"seat": self.ally if self.ally is not None else self.candidate,
+                                     "candidate": self.candidate, "alone": self.ally is None})
+        if self.casino is not None and self.casino["hit"] is None and not self.advanced:
+            self.casino["hit"] = self._basic_casino_hit
+        for event in self._hidden_effects:
+            if not closing:
+                self._out.append(event)
+        self._hidden_effects = []
+
+    def _move_top(self, seat: int, k: int) -> list[str]:
+        """M-8: the top k cards (fewer if smaller) of the opposing pile, as a block, onto the
+        mover's team pile."""
+        mine, theirs = self.piles[self.team[seat]], self.piles[1 - self.team[seat]]
+        block = theirs[len(theirs) - min(k, len(theirs)):]
+        del theirs[len(theirs) - len(block):]
+        mine.extend(block)
+        return block
+
+    def _crane(self, seat: int, closing: bool) -> None:
+        """M-10 (two cards) / M-11 (one card) from the top of the opposing pile."""
+        block = self._move_top(seat, 1 if self.advanced else 2)
+        self._effect(Event("crane", {"seat": seat, "moved": len(block), "cards": block}), closing)
+
+    def _casino(self, seat: int, name: str, closing: bool) -> None:
+        if self.advanced:
+            self._advanced_casino(seat, name, closing)
+            return
+        # M-10: the exact top card of the opposing pile moves the top three
+        theirs = self.piles[1 - self.team[seat]]
+        hit = bool(theirs) and theirs[-1] == name
+        block = self._move_top(seat, 3) if hit else []
+        self.casino = {"seat": seat, "name": name, "hit": hit if self.revealed else None}
+        self._basic_casino_hit = hit
+        self._effect(Event("casino", {"seat": seat, "name": name, "hit": hit, "moved": len(block),
+                                      "cards": block}), closing)
+
+    def _effect(self, event: Event, closing: bool) -> None:
+        """A pile effect is public once the teams are; before the reveal it is held back (M-9)."""
+        if closing:
+            event.data.pop("cards", None)
+            event.data.pop("name", None)
+        if self.revealed:
+            self._out.append(event)
+        else:
+            self._hidden_effects.append(event)
+
+    def _advanced_casino(self, seat: int, name: str, closing: bool) -> None:
+        """M-11: the named card, if an opponent holds it, is swapped for the player's weakest."""
+        own = [c for c in self.hands[seat] if c not in SPECIAL_SET and c != self.mayor]
+        if not own:  # nothing to give: no effect, and nothing is checked
+            self.casino = {"seat": seat, "name": name, "hit": None}
+            self._emit("casino", {"seat": seat, "hit": None} if closing else {"seat": seat, "name": name, "hit": None})
+            return
+        holder = next((s for s in range(PLAYERS) if self.team[s] != self.team[seat] and name in self.hands[s]),
+                      None)
+        self.casino = {"seat": seat, "name": name, "hit": holder is not None}
+        self._emit("casino", {"seat": seat, "name": name, "hit": holder is not None})
+        if holder is None:
+            return
+        gave = weakest(own)  # picked before the swap
+        self.hands[seat].remove(gave)
+        self.hands[holder].remove(name)
+        self.hands[seat] = sort_cards(self.hands[seat] + [name])
+        self.hands[holder] = sort_cards(self.hands[holder] + [gave])
+        self.swap = (seat, holder, name, gave)
+        for s in range(PLAYERS):
+            self.known[s].add(name)  # public: the name hit, so the player holds it now
+            if gave in self.known[s] and s not in (seat, holder):
+                self.known[s].discard(gave)  # e.g. T19 left the candidate for an unknown hand
+        self.known[seat].add(gave)
+        self._emit("casino_swap", {"seat": seat, "name": name, "gave": gave}, (seat, holder))
+
+    def _winner(self) -> int:
+        """M-7: the highest Building, else the highest card of the suit led."""
+        led = self.led
+        best, best_key = -1, -1
+        for seat, card in self.trick:
+            suit = SUIT[card]
+            if suit == BUILDING:
+                key = 100 + RANK[card]
+            elif suit == led:
+                key = RANK[card]
+            else:
+                continue
+            if key > best_key:
+                best, best_key = seat, key
+        return best
+
+    def _finish_trick(self, closing: bool) -> None:
+        """M-8, M-10, M-11: the trick's cards go to the piles; the winner leads next."""
+        trick, team, piles = self.trick, self.team, self.piles
+        winner = self._winner()
+        thief = self.thief
+        success = thief is not None and not self.stopped
+        stolen = None
+        if success and not self.advanced:
+            piles[team[thief]].extend(c for _, c in trick)  # M-10: the whole trick
+        else:
+            normal = [c for _, c in trick if c not in SPECIAL_SET]
+            if success and team[thief] != team[winner]:
+                stolen = strongest(normal)  # M-11: the most votes, ties by C-4
+                normal.remove(stolen)
+            piles[team[winner]].extend(normal)
+            if stolen is not None:
+                piles[team[thief]].append(stolen)
+            for seat, card in trick:
+                if card in SPECIAL_SET:
+                    own = card == THIEF and success  # M-8: a successful Thief stays home
+                    piles[team[seat] if own else 1 - team[seat]].append(card)
+        data: dict[str, Any] = {"trick": self.trick_no, "leader": self.leader, "winner": winner}
+        if not closing:
+            data["cards"] = [c for _, c in trick]
+            data["seats"] = [s for s, _ in trick]
+        if self.revealed:
+            data["pile"] = PILE_NAMES[team[winner]]
+            if thief is not None:
+                data["thief"] = {"seat": thief, "success": success}
+                if stolen is not None and not closing:
+                    data["thief"]["stolen"] = stolen
+        self._emit("trick", data)
+        self.played_cards.extend(c for _, c in trick)
+        self.played_seats.extend(s for s, _ in trick)
+        self.winners.append(winner)
+        self.trick_no += 1
+        self._new_trick(winner)
+        if any(self.hands):
+            self.current = winner
+        else:
+            self._end_deal()
+
+    def _end_deal(self) -> None:
+        """M-13..M-15: the candidate team's pile plus the discards against the threshold."""
+        alone = self.ally is None
+        result = score_deal(self.mode, self.piles[CANDIDATE_TEAM], self.discards, alone)
+        points = deal_points(result.won, self.candidate, self.ally)
+        for s in range(PLAYERS):
+            self.totals[s] += points[s]
+        scores = [number(p) for p in points]
+        fields = {"deal": self.deal, "scores": scores, "candidate": self.candidate, "ally": self.ally,
+                  "called": self.called, "mode": self.mode,
+                  "count" if self.mode == BASIC else "votes": result.made,
+                  "specials": result.specials, "threshold": result.threshold, "won": result.won}
+        self._out.append(Record({"type": "deal_end", **fields, "totals": [number(t) for t in self.totals]}))
+        self._emit("deal_end", {**fields, "scores": list(scores), "totals": [number(t) for t in self.totals]})
+        if self.deal >= self.deals:
+            self.phase = "over"
+            self.current = None
+            return
+        self.deal += 1
+        self.dealer = (self.dealer + 1) % PLAYERS  # M-4: the deal passes left
+        self._start_deal()
+
+    def _emit(self, kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None) -> None:
+        self._out.append(Event(kind, data, to))
+
+    # -- what seats see ------------------------------------------------------------------------
+
+    def observe(self, seat: int) -> dict[str, Any]:
+        c = self.candidate
+        called = self.called
+        revealed = self.revealed
+        if seat == c:
+            role = "candidate"
+        elif called is None:
+            role = None
+        else:
+            role = "ally" if seat == self.ally else "opposition"
+        knows_teams = revealed or role == "ally" or (seat == c and called is not None and self.ally is None)
+        obs: dict[str, Any] = {
+            "seat": seat,
+            "to_act": self.current,
+            "phase": self.phase,
+            "mode": self.mode,
+            "deal": self.deal,
+            "deals": self.deals,
+            "dealer": self.dealer,
+            "scores": [number(t) for t in self.totals],
+            "hand": list(self.hands[seat]),
+            "hand_sizes": [len(h) for h in self.hands],
+            "candidate": c,
+            "called": called,
+            "role": role,
+            "revealed": revealed,
+            # the ally's seat, as far as this seat knows (None: unknown, or the candidate is alone)
+            "ally": self.ally if knows_teams else None,
+            "alone": (self.ally is None) if knows_teams else None,
+            "trick_no": self.trick_no,
+            "leader": self.leader,
+            "led": self.led,
+            "trick_cards": [card for _, card in self.trick],
+            "trick_seats": [s for s, _ in self.trick],
+            "played_cards": list(self.played_cards),
+            "played_seats": list(self.played_seats),
+            "winners": list(self.winners),
+            "casino": dict(self.casino) if self.casino is not None else None,
+        }
+        if seat == c and called is not None:
+            obs["reserve"] = list(self.reserve)
+            obs["discards"] = list(self.discards)
+        if self.swap is not None and seat in self.swap[:2]:
+            player, holder, got, gave = self.swap
+            obs["swap"] = {"seat": player, "name": got, "gave": gave}
+        if revealed:
+            cand, opp = self.piles
+            obs["piles"] = {"candidate": list(cand), "opposition": list(opp)}
+            obs["teams"] = list(self.team)
+            if self.advanced:
+                obs["team_votes"] = [votes(cand), votes(opp)]
+            else:
+                obs["team_cards"] = [len(cand), len(opp)]
+        if self.phase == "counter":
+            obs["counter"] = {"thief": self.thief}
+        return obs
+
+    def drain(self) -> list[Output]:
+        out, self._out = self._out, []
+        return out
+
+    def outcome(self) -> Outcome:
+        scores = [number(t) for t in self.totals]
+        return Outcome(scores, list(self.totals))
+
+    # -- conformance checks --------------------------------------------------------------------
+
+    def zones(self) -> dict[str, list[str]]:
+        zones = {f"hand{s}": list(h) for s, h in enumerate(self.hands)}
+        zones["reserve"] = list(self.reserve_zone)
+        zones["discards"] = list(self.discards)
+        zones["trick"] = [c for _, c in self.trick]
+        zones["pile_candidate"] = list(self.piles[CANDIDATE_TEAM])
+        zones["pile_opposition"] = list(self.piles[OPPOSITION])
+        return zones
+
+    def hidden_from(self, seat: int) -> set[str]:
+        hidden: set[str] = set()
+        for s in range(PLAYERS):
+            if s != seat:
+                hidden.update(self.hands[s])
+        hidden.update(self.reserve_zone)  # before the call nobody has seen it
+        if seat != self.candidate:
+            hidden.update(self.discards)
+        hidden -= self.known[seat]
+        return hidden
