@@ -8,6 +8,18 @@ line buffer (a line longer than `max_line_bytes` is an `invalid` fault), stderr 
 daemon thread into a capped log file, and misbehaviour comes back as a `Fault`, never an
 exception. Events are buffered in memory and written together with the next `act` (or `end`) in
 one `os.write`, which is also the fast path of a decision.
+
+Cases the protocol leaves open, settled here:
+- A blank line from a bot (a stray `print()`) is skipped, not a fault.
+- A `ready` arriving after `start` timed out is ignored (it answers hello, not an act); any other
+  message type while waiting for an action is `invalid`. A reply with an id never asked yet is
+  `invalid`; one with an older id is discarded.
+- Only a bot told `end` gets the `end_grace_ms` grace period to exit; a disqualified bot (closed
+  without `end`) has its process group killed at once.
+- A bot that leaves more than `max_pending_bytes` of events unread is given up: every later `act`
+  returns at once a `timeout` fault ("stopped reading its stdin").
+- A descendant that leaves the bot's session (`setsid`) escapes `killpg`; `close` then stops
+  reading stderr after about a second instead of waiting for EOF.
 """
 
 from __future__ import annotations
@@ -220,7 +232,7 @@ class SubprocessPlayer(Player):
                 close_fds=True,
                 start_new_session=True,  # own session and process group: killpg reaches every child
             )
-        except (OSError, ValueError) as exc:  # missing or non-executable program, bad cwd, ...
+        except (OSError, ValueError, IndexError) as exc:  # missing or non-executable program, bad cwd...
             self._dead = Fault("crash", f"cannot start {self.argv[0] if self.argv else '(empty command)'}: {exc}")
             if log is not None:
                 log.write(f"[referee] {self._dead.detail}\n".encode())

@@ -454,7 +454,8 @@ def test_non_utf8_line_is_invalid():
 
 def test_reply_to_an_old_id_is_discarded():
     # First a stale (and malformed) reply to the previous id, then the real one: no fault.
-    p = player(scripted(acts=[['{"type":"action","id":{old},"index":"junk"}', '{"type":"action","id":{id},"index":1}']]))
+    stale, real = '{"type":"action","id":{old},"index":"junk"}', '{"type":"action","id":{id},"index":1}'
+    p = player(scripted(acts=[[stale, real]]))
     try:
         assert p.start(hello()) is None
         reply = act(p, 10)
