@@ -98,7 +98,7 @@ class PresidenteGreedy(Strategy):
         def cost(item: tuple[int, list[str]]) -> tuple[int, int, int, int]:
             _, cards = item
             rank = cards[0][0]
-            saved = any(_is_power(c, strength) for c in cards) and not (rank == "3" and "3C" not in cards)
+            saved = any(_is_power(c, strength) for c in cards)
             breaks = counts[rank] - len(cards) - (1 if rank == "3" and "3C" in hand and "3C" not in cards else 0)
             return (int(saved), int(breaks > 0), strength[rank], -len(cards))
 
