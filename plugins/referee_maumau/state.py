@@ -67,6 +67,7 @@ class MauMauState(GameState):
         self._set_active(list(range(players)))
         self._out: list[Output] = []
         self._legal: list[Action] | None = None
+        self._resolved: Action | None = None  # the last action `resolve` returned for this position
         self._move_start = 0
         if deal:
             self._start_deal()
@@ -131,7 +132,12 @@ class MauMauState(GameState):
         due is ignored; anything else must be a member of the legal list."""
         if type(action) is not dict:
             return None
-        legal = self.legal_actions()
+        legal = self._legal or self.legal_actions()
+        if action in legal:  # the common case: exactly a legal action
+            if action.get("draw", True) is not True or action.get("pass", True) is not True:
+                return None  # {"draw": 1} equals {"draw": True}, but is not JSON true
+            self._resolved = action
+            return action
         if "say" in action:
             said = action["say"]
             action = {k: v for k, v in action.items() if k != "say"}
@@ -146,18 +152,22 @@ class MauMauState(GameState):
                 full = dict(action)
                 full["say"] = due
                 if full in legal:
-                    return full if said == due else action  # MM-7: wrong counts as missing
+                    action = full if said == due else action  # MM-7: wrong counts as missing
+                    self._resolved = action
+                    return action
                 return None
         if action in legal:
+            self._resolved = action
             return action
         return None
 
     def apply(self, action: Action) -> None:
-        act = self.resolve(action)
+        # the runner resolves each action first: skip resolving the very same object again
+        act = action if action is self._resolved else self.resolve(action)
         if act is None or self.turn is None:
             raise RulesError(f"illegal Mau Mau action {action!r} in phase {self.phase!r}")
         seat = self.turn
-        self._legal = None
+        self._legal = self._resolved = None
         self._move_start = len(self._out)
         self.decisions += 1
         if "play" in act:
@@ -261,12 +271,20 @@ class MauMauState(GameState):
             self._plays(self.drawn, out, due)
             out.append({"pass": True})
             return out
-        playable = self.playable
         last = None
-        for card in self.hands[self.turn]:  # sorted, so duplicates (two decks) are adjacent
-            if card != last and playable(card):
-                self._plays(card, out, due)
-            last = card
+        hand = self.hands[self.turn]
+        if self.penalty:  # MM-4: only a 7 answers a pending penalty, within the chain limit
+            if self.seven_chain == 0 or self.chain < self.seven_chain:
+                for card in hand:  # sorted, so duplicates (two decks) are adjacent
+                    if card[0] == "7" and card != last:
+                        self._plays(card, out, due)
+                    last = card
+        else:  # MM-3
+            suit, rank = self.suit, self.discard[-1][0]
+            for card in hand:
+                if card != last and (card[1] == suit or card[0] == rank or card[0] == "J"):
+                    self._plays(card, out, due)
+                last = card
         if self.penalty:  # MM-4: taking the penalty is always allowed
             out.append({"draw": True})
         elif self.can_draw():
