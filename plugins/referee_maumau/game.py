@@ -36,18 +36,21 @@ class MauMau(Game):
         Option("max_tiebreaks", int, 5, "Tie-break rounds for the lowest total before the rank is "
                "shared (MM-9).", min=0),
     )
-    summary = """\
-Mau Mau (2-6 players, one 52-card deck; 7-10 players with two decks). Deal 5 each from the
-dealer's left, turn up one card; the dealer's left plays first. On your turn play one card
-matching the top card's rank or suit; a Jack goes on anything (but not on a pending 7) and names
-a suit. A 7 makes the next player draw 2 unless they play a 7, passing on 2 more (2, 4, 6...);
-an 8 skips the next player. With no legal play draw one card: play it at once if you can, or
-keep it. Say "mau" with a play that leaves one card and "mau mau" with your last card, or draw
-2 penalty cards (a missing "mau mau" means the round goes on). The first to go out with
-"mau mau" wins the round; the others score their cards (A K Q J = 10, 2-10 face value). The
-match ends when a total reaches the target (100); the lowest total wins, ties broken by
-extra rounds among the tied players. Variants: skat32 deck, Ace powers, seven chain limit,
-sevens off, 7-card hands, voluntary draw, announcements off."""
+    summary = (
+        "Shedding game for 2-6 players with one 52-card deck, 7-10 players with two decks. Deal 5 each "
+        "(hand_size) from the dealer's left and turn up one card; the dealer's left plays first.\n"
+        "Play one card matching the top card's rank or suit. A Jack goes on anything but a pending 7 "
+        "and names a suit. A 7 makes the next player draw 2 and lose the turn, unless they play a 7, "
+        "passing on 2 more (2, 4, 6...). An 8 skips the next player. With no legal play draw one "
+        "card: play it at once if you can, or keep it.\n"
+        "Say \"mau\" with a play that leaves one card and \"mau mau\" with your last card, or draw 2 "
+        "penalty cards (a missing \"mau mau\" means the round goes on). The first to go out with "
+        "\"mau mau\" wins the round; the others score their cards: A K Q J = 10, 2-10 face value.\n"
+        "The match ends when a total reaches the target (100): the lowest total wins; a tie is broken "
+        "by extra rounds among the tied players.\n"
+        "Variants: skat32 deck, Ace powers (draw1, skip_all), seven_chain limit, sevens off, 7-card "
+        "hands, voluntary draw, announcements off."
+    )
 
     def check_config(self, config: dict[str, Any], players: int) -> None:
         """MM-1: the deal (plus the up-card) must fit in the decks used for this many players."""
