@@ -60,7 +60,9 @@ class MayorState(GameState):
         self.deal = 1
         self.dealer = 0
         self.totals = [0.0] * PLAYERS
+        self.scores: list[int | float] = [0] * PLAYERS  # the totals as reported (2, not 2.0)
         self._out: list[Output] = []
+        self._playable_now: list[str] | None = None  # cache for the current decision
         self._clear_deal()
         if start:
             self._start_deal()
@@ -96,7 +98,8 @@ class MayorState(GameState):
     def _new_trick(self, leader: int) -> None:
         self.leader = leader
         self.cursor = (leader - 1) % PLAYERS  # the last seat to play in turn; the next is after it
-        self.trick: list[tuple[int, str]] = []
+        self.trick_cards: list[str] = []  # the trick so far, in play order
+        self.trick_seats: list[int] = []
         self.played = [False] * PLAYERS
         self.led: str | None = None  # the suit led: "R".."G", "T" for Buildings, None yet (M-5)
         self.top_building = 0
@@ -174,7 +177,7 @@ class MayorState(GameState):
         if phase == "play":
             seat = self.current
             out: list[Action] = []
-            for card in self._playable(self.hands[seat]):
+            for card in self._playable_cards():
                 if card == CASINO:
                     out.extend({"play": CASINO, "name": n} for n in self._casino_names(seat))
                 else:
@@ -190,23 +193,36 @@ class MayorState(GameState):
             return [{"call": s} for s in SUITS]
         return []
 
+    def _playable_cards(self) -> list[str]:
+        """The playable cards of the seat to act, computed once per decision."""
+        cards = self._playable_now
+        if cards is None:
+            cards = self._playable_now = self._playable(self.hands[self.current])
+        return cards
+
     def _playable(self, hand: list[str]) -> list[str]:
         """M-5, M-6: the cards of `hand` that may go to the trick now (Specials always may)."""
         led = self.led
         if led is None:
             return list(hand)
         if led != BUILDING:
-            follow = [c for c in hand if SUIT[c] == led or c in SPECIAL_SET]
-            if len(follow) > sum(1 for c in follow if c in SPECIAL_SET):
+            follow = [c for c in hand if SUIT[c] == led]
+            if follow:
+                follow.extend(c for c in hand if c in SPECIAL_SET)
                 return follow
-        buildings = [c for c in hand if SUIT[c] == BUILDING]
-        if not buildings:
-            return list(hand)
         top = self.top_building
-        higher = [c for c in buildings if RANK[c] > top]
-        chosen = higher or buildings
-        chosen.extend(c for c in hand if c in SPECIAL_SET)
-        return sort_cards(chosen)
+        higher = any_building = False
+        for c in hand:
+            if SUIT[c] == BUILDING:
+                any_building = True
+                if RANK[c] > top:
+                    higher = True
+                    break
+        if not any_building:
+            return list(hand)
+        if higher:  # beat the highest Building when one can
+            return [c for c in hand if (SUIT[c] == BUILDING and RANK[c] > top) or c in SPECIAL_SET]
+        return [c for c in hand if SUIT[c] == BUILDING or c in SPECIAL_SET]
 
     def _casino_names(self, seat: int) -> list[str]:
         """M-11a: basic, every code but the player's hand and CASINO; advanced, every
@@ -232,8 +248,7 @@ class MayorState(GameState):
                     return name in SUIT and name not in SPECIAL_SET and name != self.mayor \
                         and name not in self.hands[seat]
                 return name in SUIT and name not in self.hands[seat]
-            return len(action) == 1 and type(card) is str and card in self.hands[seat] \
-                and card in self._playable(self.hands[seat])
+            return len(action) == 1 and type(card) is str and card in self._playable_cards()
         if phase == "counter":
             if action == PASS:
                 return True
@@ -257,6 +272,7 @@ class MayorState(GameState):
     def apply(self, action: Action) -> None:
         if self.current is None or not self._is_legal(action):
             raise RulesError(f"mayor: {action!r} is not legal for seat {self.current} in phase {self.phase}")
+        self._playable_now = None
         phase = self.phase
         if phase == "play":
             seat = self.current
@@ -311,7 +327,8 @@ class MayorState(GameState):
     def _play(self, seat: int, card: str, name: str | None, counter: bool) -> None:
         """One card to the trick: its effects (M-5, M-10, M-11), the reveal (M-9), then who acts."""
         self.hands[seat].remove(card)
-        self.trick.append((seat, card))
+        self.trick_cards.append(card)
+        self.trick_seats.append(seat)
         self.played[seat] = True
         suit = SUIT[card]
         if suit:
@@ -323,7 +340,7 @@ class MayorState(GameState):
             self.stopped = True
         elif card == THIEF:
             self.thief = seat
-        full = len(self.trick) == PLAYERS
+        full = len(self.trick_cards) == PLAYERS
         closing = full and not any(self.hands)  # the deal's last card: no codes (next deal dealt)
         data: dict[str, Any] = {"seat": seat}
         if not closing:
@@ -448,7 +465,7 @@ class MayorState(GameState):
         """M-7: the highest Building, else the highest card of the suit led."""
         led = self.led
         best, best_key = -1, -1
-        for seat, card in self.trick:
+        for seat, card in zip(self.trick_seats, self.trick_cards):
             suit = SUIT[card]
             if suit == BUILDING:
                 key = 100 + RANK[card]
@@ -462,7 +479,7 @@ class MayorState(GameState):
 
     def _finish_trick(self, closing: bool) -> None:
         """M-8, M-10, M-11: the trick's cards go to the piles; the winner leads next."""
-        trick, team, piles = self.trick, self.team, self.piles
+        trick, team, piles = list(zip(self.trick_seats, self.trick_cards)), self.team, self.piles
         winner = self._winner()
         thief = self.thief
         success = thief is not None and not self.stopped
@@ -483,8 +500,8 @@ class MayorState(GameState):
                     piles[team[seat] if own else 1 - team[seat]].append(card)
         data: dict[str, Any] = {"trick": self.trick_no, "leader": self.leader, "winner": winner}
         if not closing:
-            data["cards"] = [c for _, c in trick]
-            data["seats"] = [s for s, _ in trick]
+            data["cards"] = list(self.trick_cards)
+            data["seats"] = list(self.trick_seats)
         if self.revealed:
             data["pile"] = PILE_NAMES[team[winner]]
             if thief is not None:
@@ -492,8 +509,8 @@ class MayorState(GameState):
                 if stolen is not None and not closing:
                     data["thief"]["stolen"] = stolen
         self._emit("trick", data)
-        self.played_cards.extend(c for _, c in trick)
-        self.played_seats.extend(s for s, _ in trick)
+        self.played_cards.extend(self.trick_cards)
+        self.played_seats.extend(self.trick_seats)
         self.winners.append(winner)
         self.trick_no += 1
         self._new_trick(winner)
@@ -509,6 +526,7 @@ class MayorState(GameState):
         points = deal_points(result.won, self.candidate, self.ally)
         for s in range(PLAYERS):
             self.totals[s] += points[s]
+        self.scores = [number(t) for t in self.totals]
         scores = [number(p) for p in points]
         fields = {"deal": self.deal, "scores": scores, "candidate": self.candidate, "ally": self.ally,
                   "called": self.called, "mode": self.mode,
@@ -548,7 +566,7 @@ class MayorState(GameState):
             "deal": self.deal,
             "deals": self.deals,
             "dealer": self.dealer,
-            "scores": [number(t) for t in self.totals],
+            "scores": list(self.scores),
             "hand": list(self.hands[seat]),
             "hand_sizes": [len(h) for h in self.hands],
             "candidate": c,
@@ -561,8 +579,8 @@ class MayorState(GameState):
             "trick_no": self.trick_no,
             "leader": self.leader,
             "led": self.led,
-            "trick_cards": [card for _, card in self.trick],
-            "trick_seats": [s for s, _ in self.trick],
+            "trick_cards": list(self.trick_cards),
+            "trick_seats": list(self.trick_seats),
             "played_cards": list(self.played_cards),
             "played_seats": list(self.played_seats),
             "winners": list(self.winners),
@@ -600,7 +618,7 @@ class MayorState(GameState):
         zones = {f"hand{s}": list(h) for s, h in enumerate(self.hands)}
         zones["reserve"] = list(self.reserve_zone)
         zones["discards"] = list(self.discards)
-        zones["trick"] = [c for _, c in self.trick]
+        zones["trick"] = list(self.trick_cards)
         zones["pile_candidate"] = list(self.piles[CANDIDATE_TEAM])
         zones["pile_opposition"] = list(self.piles[OPPOSITION])
         return zones
