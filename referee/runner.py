@@ -43,9 +43,17 @@ class Seat:
 
 
 class Monitor(Protocol):
-    """Test hook: sees every message the runner sends and every state after a step."""
+    """Test hook: sees every message the runner sends and every state after a step.
+
+    `record` (every replay record the game emits) and `applying` (called just before each
+    action is applied) are optional.
+    """
 
     def sent(self, seat: int, message: dict[str, Any], state: GameState) -> None: ...
+
+    def record(self, record: dict[str, Any]) -> None: ...
+
+    def applying(self, state: GameState, seat: int, action: dict[str, Any]) -> None: ...
 
     def stepped(self, state: GameState) -> None: ...
 
@@ -131,6 +139,8 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
     fallback_rng = random.Random(f"fallback/{seed}")
     names = [s.name for s in seats]
     move_ms = [s.move_ms or limits.move_ms for s in seats]
+    on_record = getattr(monitor, "record", None)
+    on_applying = getattr(monitor, "applying", None)
     decisions = 0
 
     def disqualify(seat: int) -> None:
@@ -147,6 +157,8 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
         for out in outputs:
             if type(out) is Record:
                 writer.write(out.data)
+                if on_record is not None:
+                    on_record(out.data)
                 continue
             message = out.message()
             for seat in out.to if out.to is not None else range(n):
@@ -190,6 +202,8 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
                     fault(seat, state.deal, move_fault)
                     action = _fallback(legal, limits, fallback_rng)
             deal = state.deal
+            if on_applying is not None:
+                on_applying(state, seat, action)
             state.apply(action)
             decisions += 1
             move = {"type": "move", "deal": deal, "seat": seat, "action": action, "ms": round(ms, 3)}

@@ -17,31 +17,67 @@ from referee.plugins import load_registry
 from referee.replay import read_replay
 from referee.testing import random_playout
 
-MATCHES = 200
-REPLAYED = 5  # seeds per variant whose replay bytes are compared across two runs
+MATCHES = 200  # per game, spread over its variants and table sizes (the first case gets the rest)
+MIN_PER_CASE = 30
+REPLAYED = 3  # seeds per case whose replay bytes are compared across two runs
 
 _registry = load_registry()
-CASES = [
-    pytest.param(name, variant, n, id=f"{name}-{n}p-" + ("-".join(f"{k}={v}" for k, v in variant.items()) or "default"))
-    for name, game in sorted(_registry.games.items())
-    for variant in game.variants()
-    for n in sorted({game.min_players, game.max_players})
-]
+
+
+def _cases():
+    cases = []
+    for name, game in sorted(_registry.games.items()):
+        combos = [(variant, n) for variant in game.variants() for n in sorted({game.min_players, game.max_players})]
+        each = max(MIN_PER_CASE, MATCHES // len(combos))
+        for i, (variant, n) in enumerate(combos):
+            count = max(each, MATCHES - each * (len(combos) - 1)) if i == 0 else each
+            label = "-".join(f"{k}={v}" for k, v in variant.items()) or "default"
+            cases.append(pytest.param(name, variant, n, count, id=f"{name}-{n}p-{label}"))
+    return cases
+
+
+CASES = _cases()
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
+def _without_names(value):
+    if isinstance(value, dict):
+        return {k: _without_names(v) for k, v in value.items() if k != "name"}
+    if isinstance(value, list):
+        return [_without_names(v) for v in value]
+    return value
+
+
 def strings_in(message) -> set[str]:
-    """Every string (keys and values) inside a JSON-ready message."""
-    return set(_STRING.findall(json.dumps(message, ensure_ascii=False)))
+    """Every string (keys and values) inside a JSON-ready message, `name` fields left out.
+
+    A `name` is Mayor's Casino guess (M-11a: any card but the player's own; M-11: the name is
+    public): it says nothing about where that card is.
+    """
+    return set(_STRING.findall(json.dumps(_without_names(message), ensure_ascii=False)))
+
+
+def act_strings(message) -> set[str]:
+    """The strings of an act message."""
+    return strings_in(message["obs"]) | strings_in(message["legal"])
 
 
 class Checker:
-    """A runner Monitor asserting the per-step invariants."""
+    """A runner Monitor asserting the per-step invariants.
 
-    def __init__(self):
+    Events are checked when the step is over: those emitted before a new deal's `deal` record
+    describe the deal that just ended, and are checked against what the seat could not see
+    before the move (less the cards the move itself showed); the rest against the state after it.
+    """
+
+    def __init__(self, players: int):
+        self.players = players
         self.deck: Counter | None = None
         self.steps = 0
         self.acts = 0
+        self.before: list[set[str]] | None = None
+        self.events: list[tuple[int, dict, bool]] = []
+        self.new_deal = False
 
     def sent(self, seat, message, state):
         if state is None:  # hello, before the deal
@@ -50,22 +86,47 @@ class Checker:
             self.acts += 1
             assert message["legal"], f"seat {seat} asked to act with an empty legal list"
             assert state.to_act() == seat
-        leaked = strings_in(message) & state.hidden_from(seat)
-        assert not leaked, f"seat {seat} was sent hidden cards {sorted(leaked)} in {message}"
+            self._check(seat, act_strings(message), state.hidden_from(seat), message)
+        elif message["type"] == "event" and self.before is not None:
+            self.events.append((seat, message, self.new_deal))
+        else:  # the first deal's events, and `end`
+            self._check(seat, strings_in(message), state.hidden_from(seat), message)
+
+    def record(self, record):
+        if record["type"] == "deal":
+            self.new_deal = True
+
+    def applying(self, state, seat, action):
+        shown = strings_in(action)
+        self.before = [state.hidden_from(s) - shown for s in range(self.players)]
+        self.events = []
+        self.new_deal = False
 
     def stepped(self, state):
         self.steps += 1
+        for seat, message, after_new_deal in self.events:
+            if self.new_deal and not after_new_deal:
+                hidden = self.before[seat]
+            else:
+                hidden = state.hidden_from(seat)
+            self._check(seat, strings_in(message), hidden, message)
+        self.before = None
         cards = Counter(card for zone in state.zones().values() for card in zone)
         if self.deck is None:
             self.deck = cards
         assert cards == self.deck, f"cards not conserved: {cards - self.deck} extra, {self.deck - cards} missing"
 
+    @staticmethod
+    def _check(seat, strings, hidden, message):
+        leaked = strings & hidden
+        assert not leaked, f"seat {seat} was sent hidden cards {sorted(leaked)} in {message}"
 
-@pytest.mark.parametrize("name, variant, players", CASES)
-def test_random_matches_keep_every_invariant(name, variant, players):
+
+@pytest.mark.parametrize("name, variant, players, count", CASES)
+def test_random_matches_keep_every_invariant(name, variant, players, count):
     game = _registry.games[name]
-    for seed in range(MATCHES):
-        checker = Checker()
+    for seed in range(count):
+        checker = Checker(players)
         result = random_playout(game, variant, seed=seed, players=players, monitor=checker)
         res = result.result
         assert checker.acts > 0 and checker.steps == checker.acts
@@ -74,8 +135,8 @@ def test_random_matches_keep_every_invariant(name, variant, players):
         assert min(res["ranks"]) == 1 and all(1 <= r <= players for r in res["ranks"])
 
 
-@pytest.mark.parametrize("name, variant, players", CASES)
-def test_same_seed_same_replay(name, variant, players, tmp_path):
+@pytest.mark.parametrize("name, variant, players, count", CASES)
+def test_same_seed_same_replay(name, variant, players, count, tmp_path):
     game = _registry.games[name]
 
     def records(path):
@@ -99,3 +160,10 @@ def test_same_seed_same_replay(name, variant, players, tmp_path):
 
 def test_every_builtin_game_is_registered():
     assert {"maumau", "presidente", "mayor"} <= set(_registry.games)
+
+
+def test_every_game_gets_at_least_200_matches():
+    per_game = Counter()
+    for case in CASES:
+        per_game[case.values[0]] += case.values[3]
+    assert all(count >= MATCHES for count in per_game.values()), per_game

@@ -415,7 +415,7 @@ def test_P_8_president_falls_in_round_1():
                    "roles": ["president", "slave", "citizen", "citizen"], "fallen": 1}
     (round_end,) = events(out, "round_end")
     assert round_end["fallen"] == 1 and round_end["places"] == [1, 4, 3, 2]
-    assert "cards" not in events(out, "played")[0]  # the round-ending play: no card codes (docs)
+    assert events(out, "played")[0]["cards"] == ["7C"]  # the round-ending play is told in full
     # round 2 is dealt; the fallen President is its Slave: the exchange begins with the 2nd place
     assert state.deal == 2 and state.phase == "exchange" and state.to_act() == 3
     assert state.reigning == 0
@@ -624,12 +624,21 @@ def test_random_playouts_conserve_cards_and_always_offer_an_action(variant):
             obs = state.observe(seat)
             assert legal and obs["to_act"] == seat
             assert not strings(obs) & state.hidden_from(seat)
-            state.apply(legal[rng.randrange(len(legal))])
+            action = legal[rng.randrange(len(legal))]
+            # events told before a new round's deal record belong to the round just ended: what a
+            # seat could not see then is what it could not see before this move, less the move's cards
+            before = [state.hidden_from(s) - strings(action) for s in range(4)]
+            state.apply(action)
             assert Counter(c for z in state.zones().values() for c in z) == deck
-            for output in state.drain():  # nothing sent to a seat names a card it may not see
+            outputs = state.drain()
+            new_deal = any(isinstance(o, Record) and o.data["type"] == "deal" for o in outputs)
+            for output in outputs:  # nothing sent to a seat names a card it may not see
+                if isinstance(output, Record) and output.data["type"] == "deal":
+                    new_deal = False
                 if isinstance(output, Event):
                     for to in output.to if output.to is not None else range(4):
-                        assert not strings(output.message()) & state.hidden_from(to), output
+                        hidden = before[to] if new_deal else state.hidden_from(to)
+                        assert not strings(output.message()) & hidden, output
         assert len(state.history) == 5 and sorted(state.outcome().scores) == [0, 1, 2, 3]
 
 

@@ -465,11 +465,12 @@ class MauMauState(GameState):
 
     def _end_round(self, winner: int | None, reason: str) -> None:
         """Score the round (MM-9), then deal the next one, a tie-break, or end the match."""
-        # Events sent at a round's end name no card: the next round may already hold them.
+        # Cards drawn in the move that ends a round (max_decisions) are not told: the next
+        # round is dealt in the same step and may already hold them. The winning play is told.
         out = self._out
         for i in range(self._move_start, len(out)):
             ev = out[i]
-            if type(ev) is Event and ("card" in ev.data or "cards" in ev.data):
+            if type(ev) is Event and ev.kind != "played" and ("card" in ev.data or "cards" in ev.data):
                 out[i] = Event(ev.kind, {k: v for k, v in ev.data.items() if k not in _CARD_KEYS}, ev.to)
         scores = [sum(POINTS[c] for c in h) for h in self.hands]
         totals = self.totals

@@ -354,15 +354,7 @@ class PresidenteState(GameState):
         count = len(cards)
         rank = cards[0][0]
         finished = not hand
-        ends_round = False
-        if finished:
-            falls = self.next_place == 1 and seat != self.reigning
-            ends_round = self.n_active - 1 - falls <= 1
-        # a round-ending play is told without its cards: the next deal is already out (docs)
-        data: dict[str, Any] = {"seat": seat, "count": count}
-        if not ends_round:
-            data["cards"] = list(cards)
-        self._out.append(Event("played", data))
+        self._out.append(Event("played", {"seat": seat, "count": count, "cards": list(cards)}))
 
         cleared_by = None
         if rank == "8":
