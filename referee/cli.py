@@ -68,7 +68,8 @@ def _registry():
 def _console():
     from rich.console import Console
 
-    return Console()
+    # Not a terminal (a log, a pipe): wide enough for every table instead of rich's 80 columns.
+    return Console(width=None if sys.stdout.isatty() else 120)
 
 
 @app.command()

@@ -154,14 +154,21 @@ def markdown(data: dict[str, Any]) -> str:
 
 
 def rich_table(rows: list[Row], title: str, limit: int | None = None, points: bool = True):
-    """A rich Table of standings rows."""
+    """A rich Table of standings rows (narrow enough for an 80-column terminal)."""
+    from rich import box
     from rich.table import Table
 
-    table = Table(title=title)
-    for col in ("#", "entrant", "matches", "wins", "mean rank", "points", "faults", "DQ", "rating (95%)"):
-        table.add_column(col, justify="left" if col == "entrant" else "right")
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    heads = ["#", "entrant", "played", "wins", "rank", "points", "faults", "DQ", "rating", "95% range"]
+    if not points:
+        heads.remove("points")
+    for col in heads:
+        table.add_column(col, justify="left" if col == "entrant" else "right", min_width=len(col),
+                         no_wrap=col == "entrant")
     for i, r in enumerate(rows[:limit] if limit else rows, 1):
-        table.add_row(str(i), r.entrant, str(r.matches), str(r.wins), f"{r.mean_rank:.2f}",
-                      f"{r.total_points:g}" if points else "-", str(r.faults), str(r.disqualified),
-                      f"{r.rating:.1f} ({r.low:.1f}..{r.high:.1f})")
+        cells = [str(i), r.entrant, str(r.matches), str(r.wins), f"{r.mean_rank:.2f}", f"{r.total_points:g}",
+                 str(r.faults), str(r.disqualified), f"{r.rating:.1f}", f"{r.low:.1f}..{r.high:.1f}"]
+        if not points:
+            del cells[5]
+        table.add_row(*cells)
     return table
