@@ -99,9 +99,10 @@ def compute(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:
     """JSON/TOML-ready standings."""
+    points = ("total_points", "mean_points")  # each game's own unit: no overall sum
     return {
         "tournament": name,
-        "overall": [asdict(r) for r in standings["overall"]],
+        "overall": [{k: v for k, v in asdict(r).items() if k not in points} for r in standings["overall"]],
         "games": {g: [asdict(r) for r in rows] for g, rows in standings["games"].items()},
     }
 
@@ -125,7 +126,7 @@ def write_all(standings: dict[str, Any], out_dir: Path, name: str = "") -> list[
     w.writerow(("scope",) + COLUMNS)
     for scope, rows in [("overall", data["overall"])] + list(data["games"].items()):
         for r in rows:
-            w.writerow((scope,) + tuple(r[c] for c in COLUMNS))
+            w.writerow((scope,) + tuple(r.get(c, "") for c in COLUMNS))
     p = out_dir / "standings.csv"
     p.write_text(buf.getvalue(), encoding="utf-8")
     paths.append(p)
@@ -145,7 +146,7 @@ def markdown(data: dict[str, Any]) -> str:
     for scope, rows in [("Overall", data["overall"])] + [(f"Game: {g}", r) for g, r in data["games"].items()]:
         lines += [f"## {scope}", "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
         for i, r in enumerate(rows, 1):
-            lines.append("| " + " | ".join([str(i)] + [str(r[c]) for c in COLUMNS]) + " |")
+            lines.append("| " + " | ".join([str(i)] + [str(r.get(c, "-")) for c in COLUMNS]) + " |")
         lines.append("")
     lines.append("Rating: OpenSkill Plackett-Luce mu; low/high: the 95% interval (mu ± 1.96 sigma). "
                  "Points are each game's own scores (Mau Mau: penalty points, lower is better); "
