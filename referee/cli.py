@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import random
 import sys
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -175,9 +175,14 @@ def play(
     out: Annotated[
         Optional[Path], typer.Option(help="Replay file to write (default: matches/<match id>.jsonl).")
     ] = None,
+    log_protocol: Annotated[
+        Optional[Path], typer.Option(help="Write every line exchanged with the external bots to this file "
+                                     "('<seat> > line' sent, '<seat> < line' received).")
+    ] = None,
 ) -> None:
     """Play one match and print the result; writes the replay and the bots' stderr logs."""
     from referee.config import parse_assignments, resolve_config
+    from referee.errors import UsageError
     from referee.match import make_players, seat_names
     from referee.runner import Limits, match_id, run_match
     from referee.plugins import get_plugin_manager, build_registry
@@ -194,17 +199,25 @@ def play(
         mid = match_id(g.name, config, seed, [s.spec for s in seats])
         replay = out if out is not None else Path("matches") / f"{mid}.jsonl"
         if replay.exists() and replay.is_dir():
-            from referee.errors import UsageError
-
             raise UsageError(f"--out {str(replay)!r} is a directory")
         replay.parent.mkdir(parents=True, exist_ok=True)
         stem = replay.name.split(".")[0]
-        players = make_players(g, config, seed, seats, registry, limits, replay.parent, stem)
-        console = _console()
-        console.print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False)
-        result = run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook)
+        with ExitStack() as stack:
+            transcript = None
+            if log_protocol is not None:
+                try:
+                    transcript = stack.enter_context(open(log_protocol, "w", encoding="utf-8"))
+                except OSError as exc:
+                    raise UsageError(f"cannot write --log-protocol file: {exc}") from None
+            players = make_players(g, config, seed, seats, registry, limits, replay.parent, stem,
+                                   protocol_log=transcript)
+            console = _console()
+            console.print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False)
+            result = run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook)
         _print_result(console, result)
         console.print(f"replay: {replay}", highlight=False)
+        if log_protocol is not None:
+            console.print(f"protocol log: {log_protocol}", highlight=False)
 
 
 @app.command()

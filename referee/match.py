@@ -7,7 +7,7 @@ import random
 import shlex
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from referee.errors import UsageError
 from referee.game import Game
@@ -32,6 +32,14 @@ def parse_command(spec: str) -> list[str]:
     elif shutil.which(program) is None:
         raise UsageError(f"player {spec!r} is neither a registered strategy nor a command on PATH")
     return argv
+
+
+def _transcript(log: IO[str], seat: int):
+    def write(direction: str, line: bytes) -> None:
+        arrow = ">" if direction == "send" else "<"
+        log.write(f"{seat} {arrow} {line.decode('utf-8', 'replace')}")
+
+    return write
 
 
 def seat_names(specs: list[str], registry: Registry) -> list[Seat]:
@@ -60,10 +68,13 @@ def make_players(
     log_dir: Path | None = None,
     log_stem: str = "match",
     commands: list[dict[str, Any]] | None = None,
+    protocol_log: IO[str] | None = None,
 ) -> list[Player]:
     """A Player per seat; strategies get their own PRNG seeded from (seed, seat).
 
     `commands[i]` holds extra SubprocessPlayer keyword arguments for seat i (cwd, env, start_ms).
+    `protocol_log` receives every line exchanged with a subprocess bot, as
+    `<seat> > <line>` (referee to bot) or `<seat> < <line>` (bot to referee).
     """
     players: list[Player] = []
     try:
@@ -83,6 +94,8 @@ def make_players(
                 kwargs: dict[str, Any] = {"start_ms": limits.start_ms, "max_line_bytes": limits.max_line_bytes}
                 if commands is not None and commands[i]:
                     kwargs.update(commands[i])
+                if protocol_log is not None:
+                    kwargs["transcript"] = _transcript(protocol_log, i)
                 argv = shlex.split(seat.spec) if "cwd" in kwargs else parse_command(seat.spec)
                 players.append(SubprocessPlayer(argv, log_path=log_path, **kwargs))
     except BaseException:

@@ -167,6 +167,7 @@ class SubprocessPlayer(Player):
         stderr_cap: int = 1_000_000,
         end_grace_ms: int = 2000,
         max_pending_bytes: int = MAX_PENDING_BYTES,
+        transcript: Callable[[str, bytes], None] | None = None,
     ) -> None:
         self.argv = [os.fspath(a) for a in argv]
         self.log_path = Path(log_path) if log_path is not None else None
@@ -177,6 +178,8 @@ class SubprocessPlayer(Player):
         self.stderr_cap = stderr_cap
         self.end_grace_ms = end_grace_ms
         self.max_pending_bytes = max_pending_bytes
+        #: called with ("send", line) for every line written and ("recv", line) for every line read
+        self.transcript = transcript
         #: what the bot announced in `ready` (None until then)
         self.name: str | None = None
         self.version: str | None = None
@@ -249,7 +252,7 @@ class SubprocessPlayer(Player):
             self._sel = selectors.DefaultSelector()
             self._sel.register(self._out_fd, selectors.EVENT_READ)
             started = time.perf_counter()
-            self._out += self._line(hello.message())
+            self._send(self._line(hello.message()))
             result = self._exchange(started + self.start_ms / 1000.0, self._on_ready)
         except BaseException:
             self.close()
@@ -275,7 +278,7 @@ class SubprocessPlayer(Player):
                     "timeout", f"stopped reading its stdin: over {self.max_pending_bytes} bytes waiting to be sent"
                 )
                 return
-        self._out += line
+        self._send(line)
 
     def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int) -> Reply:
         """Send pending events and the act; read until the reply to `id` or the deadline."""
@@ -283,7 +286,7 @@ class SubprocessPlayer(Player):
             return Reply(fault=self._dead)
         if self._proc is None or self._closed or self._ended:
             return Reply(fault=Fault("crash", "the bot is not running"))
-        self._out += self._line({"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms})
+        self._send(self._line({"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms}))
         self._want_id = id
         self._t0 = started = time.perf_counter()
         result = self._exchange(started + time_ms / 1000.0, self._on_reply)
@@ -300,7 +303,7 @@ class SubprocessPlayer(Player):
         if self._dead is not None or self._proc is None or self._closed or self._ended:
             return
         self._ended = True
-        self._out += self._line({"type": "end", "result": result})
+        self._send(self._line({"type": "end", "result": result}))
         self._end_deadline = time.perf_counter() + self.end_grace_ms / 1000.0
         try:
             self._exchange(self._end_deadline, None)
@@ -346,6 +349,12 @@ class SubprocessPlayer(Player):
     @staticmethod
     def _line(message: dict[str, Any]) -> bytes:
         return (_dumps(message) + "\n").encode()
+
+    def _send(self, line: bytes) -> None:
+        """Queue one line for the bot's stdin (and the transcript)."""
+        if self.transcript is not None:
+            self.transcript("send", line)
+        self._out += line
 
     def _exchange(self, deadline: float, handle: Callable[[Any], Any] | None) -> Any:
         """Write what is pending and read lines until `handle` returns something or `deadline`.
@@ -455,7 +464,11 @@ class SubprocessPlayer(Player):
     def _parse(self, item: bytes | _Overlong) -> tuple[dict[str, Any] | None, Fault | None]:
         """A line as a JSON object, or the invalid fault it is; (None, None) for a blank line."""
         if type(item) is _Overlong:
+            if self.transcript is not None:
+                self.transcript("recv", item.head + b"...[line too long]\n")
             return None, self._fault("invalid", f"line too long (over {self.max_line_bytes} bytes)", item.head)
+        if self.transcript is not None:
+            self.transcript("recv", item + b"\n")
         try:
             text = item.decode("utf-8")
         except UnicodeDecodeError:

@@ -89,3 +89,18 @@ def test_play_twice_gives_identical_replays_apart_from_ms(tmp_path):
                        "--seed", "7", "--out", str(out))
         assert proc.returncode == 0, proc.stderr
     assert strip(a) == strip(b)
+
+
+def test_log_protocol_writes_every_line_exchanged(tmp_path):
+    log = tmp_path / "proto.txt"
+    proc = referee("play", "maumau", "-p", "random", "-p", BOT, "--seed", "3",
+                   "--out", str(tmp_path / "m.jsonl"), "--log-protocol", str(log))
+    assert proc.returncode == 0, proc.stderr
+    lines = log.read_text().splitlines()
+    sent = [json.loads(line[4:]) for line in lines if line.startswith("1 > ")]
+    received = [json.loads(line[4:]) for line in lines if line.startswith("1 < ")]
+    assert len(sent) + len(received) == len(lines)
+    assert sent[0]["type"] == "hello" and sent[-1]["type"] == "end"
+    assert received[0]["type"] == "ready"
+    acts = [m["id"] for m in sent if m["type"] == "act"]
+    assert [m["id"] for m in received[1:]] == acts
