@@ -334,8 +334,44 @@ def _print_result(console, result) -> None:
         )
 
 
+def _load_command_modules() -> None:
+    """Import every `referee/cli_*.py`: each adds its own commands to `app` (one feature a module)."""
+    import importlib
+    import pkgutil
+
+    import referee
+
+    for info in sorted(pkgutil.iter_modules(referee.__path__), key=lambda i: i.name):
+        if info.name.startswith("cli_"):
+            importlib.import_module(f"referee.{info.name}")
+
+
+def _load_plugin_commands() -> None:
+    """Let plugins add commands (the `register_commands` hook)."""
+    from referee.errors import RefereeError
+    from referee.plugins import get_plugin_manager
+
+    plugins_dir = os.environ.get("REFEREE_PLUGINS_DIR") or None
+    argv = sys.argv[1:]
+    for i, arg in enumerate(argv):  # the global option, before typer has parsed anything
+        if arg == "--plugins-dir" and i + 1 < len(argv):
+            plugins_dir = argv[i + 1]
+        elif arg.startswith("--plugins-dir="):
+            plugins_dir = arg.split("=", 1)[1]
+    try:
+        pm = get_plugin_manager(plugins_dir)
+    except RefereeError as exc:  # reported by the command that needs plugins
+        typer.echo(f"warning: {exc}", err=True)
+        return
+    pm.hook.register_commands(cli=app)
+
+
+_load_command_modules()
+
+
 def main() -> None:
     """Console-script entry point."""
+    _load_plugin_commands()
     app()
 
 

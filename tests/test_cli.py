@@ -104,3 +104,19 @@ def test_log_protocol_writes_every_line_exchanged(tmp_path):
     assert received[0]["type"] == "ready"
     acts = [m["id"] for m in sent if m["type"] == "act"]
     assert [m["id"] for m in received[1:]] == acts
+
+
+def test_plugins_can_add_commands(tmp_path):
+    (tmp_path / "greet.py").write_text(
+        "import typer\n"
+        "from referee.hookspecs import hookimpl\n"
+        "@hookimpl\n"
+        "def register_commands(cli):\n"
+        "    @cli.command()\n"
+        "    def greet(name: str):\n"
+        "        '''Say hello.'''\n"
+        "        typer.echo(f'hello {name}')\n"
+    )
+    proc = referee("--plugins-dir", str(tmp_path), "greet", "bots")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "hello bots"
