@@ -854,15 +854,14 @@ def test_M_14_M_15_deal_end_advanced_counts_votes_and_specials():
     assert end["won"] == (end["votes"] >= 72)
 
 
-def test_deal_end_messages_carry_no_card_codes():
+def test_the_deals_last_card_is_told_in_full_and_deal_end_names_no_cards():
     state = final_trick("basic", False, 38)
     play(state, *[h[0] for h in state.hands])
     out = [o for o in state.drain() if isinstance(o, Event)]
-    last_play = [e for e in out if e.kind == "played"][-1]
-    assert "card" not in last_play.data  # the deal's last card: the next deal may hold it
-    assert [e for e in out if e.kind == "trick"][-1].data.get("cards") is None
-    for e in out[-3:]:
-        assert not strings(e.data) & set(DECK)
+    assert [e.data.get("card") for e in out if e.kind == "played"] == ["T19", "Y1", "GM", "Y2"]
+    assert [e.data["cards"] for e in out if e.kind == "trick"] == [["T19", "Y1", "GM", "Y2"]]
+    end = [e for e in out if e.kind == "deal_end"]
+    assert end[0].to is None and not strings(end[0].data) & set(DECK)
 
 
 def test_match_totals_over_deals_and_outcome():

@@ -194,12 +194,23 @@ def without_casino_names(message):
     return message
 
 
+def strings_in(message) -> set[str]:
+    return set(_STRING.findall(json.dumps(without_casino_names(message))))
+
+
 class Checker:
-    """Runner monitor: cards conserved, legal lists non-empty, no hidden code sent to a seat."""
+    """Runner monitor: cards conserved, legal lists non-empty, no hidden code sent to a seat.
+
+    Events of a move that ends a deal come before the next deal's `deal` record; they are
+    checked against what the seat could not see before the move (less the move's own card).
+    """
 
     def __init__(self):
         self.deck = Counter(DECK)
         self.acts = 0
+        self.before = None
+        self.pending = []
+        self.new_deal = False
 
     def sent(self, seat, message, state):
         if state is None:
@@ -208,13 +219,33 @@ class Checker:
             self.acts += 1
             assert message["legal"] and state.to_act() == seat
             assert message["obs"]["seat"] == seat and message["obs"]["to_act"] == seat
-            json.dumps(message["obs"])
-        strings = set(_STRING.findall(json.dumps(without_casino_names(message))))
-        leaked = strings & state.hidden_from(seat)
-        assert not leaked, f"seat {seat} was sent hidden cards {sorted(leaked)} in {message}"
+            self.check(seat, message, state.hidden_from(seat))
+        elif message["type"] == "event" and self.before is not None:
+            self.pending.append((seat, message, self.new_deal))
+        else:
+            self.check(seat, message, state.hidden_from(seat))
+
+    def record(self, record):
+        if record["type"] == "deal":
+            self.new_deal = True
+
+    def applying(self, state, seat, action):
+        shown = strings_in(action)
+        self.before = [state.hidden_from(s) - shown for s in range(4)]
+        self.pending = []
+        self.new_deal = False
 
     def stepped(self, state):
+        for seat, message, after_deal in self.pending:
+            ended = self.new_deal and not after_deal
+            self.check(seat, message, self.before[seat] if ended else state.hidden_from(seat))
+        self.before = None
         assert Counter(c for zone in state.zones().values() for c in zone) == self.deck
+
+    @staticmethod
+    def check(seat, message, hidden):
+        leaked = strings_in(message) & hidden
+        assert not leaked, f"seat {seat} was sent hidden cards {sorted(leaked)} in {message}"
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -341,23 +341,20 @@ class MayorState(GameState):
         elif card == THIEF:
             self.thief = seat
         full = len(self.trick_cards) == PLAYERS
-        closing = full and not any(self.hands)  # the deal's last card: no codes (next deal dealt)
-        data: dict[str, Any] = {"seat": seat}
-        if not closing:
-            data["card"] = card
-            if name is not None:
-                data["name"] = name
+        data: dict[str, Any] = {"seat": seat, "card": card}
+        if name is not None:
+            data["name"] = name
         if counter:
             data["counter"] = True
         self._emit("played", data)
         if card == self.mayor:
-            self._reveal(closing)
+            self._reveal()
         elif card == CASINO:
-            self._casino(seat, name, closing)
+            self._casino(seat, name)
         elif card == CRANE:
-            self._crane(seat, closing)
+            self._crane(seat)
         if full:
-            self._finish_trick(closing)
+            self._finish_trick()
             return
         if card == THIEF and not counter:
             self.offers = self._counter_offers(seat)
@@ -386,16 +383,14 @@ class MayorState(GameState):
                 offers.append(s)
         return offers
 
-    def _reveal(self, closing: bool) -> None:
+    def _reveal(self) -> None:
         """M-9: the called Mayor is played; teams, piles and held-back effects become public."""
         self.revealed = True
         self._emit("ally_revealed", {"seat": self.ally if self.ally is not None else self.candidate,
                                      "candidate": self.candidate, "alone": self.ally is None})
         if self.casino is not None and self.casino["hit"] is None and not self.advanced:
             self.casino["hit"] = self._basic_casino_hit
-        for event in self._hidden_effects:
-            if not closing:
-                self._out.append(event)
+        self._out.extend(self._hidden_effects)
         self._hidden_effects = []
 
     def _move_top(self, seat: int, k: int) -> list[str]:
@@ -407,14 +402,14 @@ class MayorState(GameState):
         mine.extend(block)
         return block
 
-    def _crane(self, seat: int, closing: bool) -> None:
+    def _crane(self, seat: int) -> None:
         """M-10 (two cards) / M-11 (one card) from the top of the opposing pile."""
         block = self._move_top(seat, 1 if self.advanced else 2)
-        self._effect(Event("crane", {"seat": seat, "moved": len(block), "cards": block}), closing)
+        self._effect(Event("crane", {"seat": seat, "moved": len(block), "cards": block}))
 
-    def _casino(self, seat: int, name: str, closing: bool) -> None:
+    def _casino(self, seat: int, name: str) -> None:
         if self.advanced:
-            self._advanced_casino(seat, name, closing)
+            self._advanced_casino(seat, name)
             return
         # M-10: the exact top card of the opposing pile moves the top three
         theirs = self.piles[1 - self.team[seat]]
@@ -423,24 +418,21 @@ class MayorState(GameState):
         self.casino = {"seat": seat, "name": name, "hit": hit if self.revealed else None}
         self._basic_casino_hit = hit
         self._effect(Event("casino", {"seat": seat, "name": name, "hit": hit, "moved": len(block),
-                                      "cards": block}), closing)
+                                      "cards": block}))
 
-    def _effect(self, event: Event, closing: bool) -> None:
+    def _effect(self, event: Event) -> None:
         """A pile effect is public once the teams are; before the reveal it is held back (M-9)."""
-        if closing:
-            event.data.pop("cards", None)
-            event.data.pop("name", None)
         if self.revealed:
             self._out.append(event)
         else:
             self._hidden_effects.append(event)
 
-    def _advanced_casino(self, seat: int, name: str, closing: bool) -> None:
+    def _advanced_casino(self, seat: int, name: str) -> None:
         """M-11: the named card, if an opponent holds it, is swapped for the player's weakest."""
         own = [c for c in self.hands[seat] if c not in SPECIAL_SET and c != self.mayor]
         if not own:  # nothing to give: no effect, and nothing is checked
             self.casino = {"seat": seat, "name": name, "hit": None}
-            self._emit("casino", {"seat": seat, "hit": None} if closing else {"seat": seat, "name": name, "hit": None})
+            self._emit("casino", {"seat": seat, "name": name, "hit": None})
             return
         holder = next((s for s in range(PLAYERS) if self.team[s] != self.team[seat] and name in self.hands[s]),
                       None)
@@ -477,7 +469,7 @@ class MayorState(GameState):
                 best, best_key = seat, key
         return best
 
-    def _finish_trick(self, closing: bool) -> None:
+    def _finish_trick(self) -> None:
         """M-8, M-10, M-11: the trick's cards go to the piles; the winner leads next."""
         trick, team, piles = list(zip(self.trick_seats, self.trick_cards)), self.team, self.piles
         winner = self._winner()
@@ -498,15 +490,13 @@ class MayorState(GameState):
                 if card in SPECIAL_SET:
                     own = card == THIEF and success  # M-8: a successful Thief stays home
                     piles[team[seat] if own else 1 - team[seat]].append(card)
-        data: dict[str, Any] = {"trick": self.trick_no, "leader": self.leader, "winner": winner}
-        if not closing:
-            data["cards"] = list(self.trick_cards)
-            data["seats"] = list(self.trick_seats)
+        data: dict[str, Any] = {"trick": self.trick_no, "leader": self.leader, "winner": winner,
+                                "cards": list(self.trick_cards), "seats": list(self.trick_seats)}
         if self.revealed:
             data["pile"] = PILE_NAMES[team[winner]]
             if thief is not None:
                 data["thief"] = {"seat": thief, "success": success}
-                if stolen is not None and not closing:
+                if stolen is not None:
                     data["thief"]["stolen"] = stolen
         self._emit("trick", data)
         self.played_cards.extend(self.trick_cards)
