@@ -880,3 +880,49 @@ def test_positions_conserve_the_deck():
     state = pos([["R1"], ["R2"], ["GM"], ["R4"]], piles=(["Y1"], ["Y2"]), discards=["B1"])
     zones = state.zones()
     assert sorted(c for z in zones.values() for c in z) == sorted(DECK)
+
+
+def test_M_12_a_reveal_after_the_thief_in_the_same_trick_makes_no_offer():
+    # seat 1 plays the Thief; seat 2 then reveals itself with GM; seat 3 (holding RP) is not asked
+    state = pos([["Y1", "R1"], ["THIEF", "R2"], ["GM", "R3"], ["RP", "Y4"]])
+    play(state, "Y1", "THIEF", "GM")
+    assert state.revealed and state.phase == "play" and state.to_act() == 3
+    assert state.legal_actions() == [{"play": "Y4"}]  # an ordinary turn: follow yellow, no offer
+
+
+@pytest.mark.parametrize("specials, before, won", [((), 34, True), ((), 33, False), (("THIEF", "CRANE"), 37, False),
+                                                 (("THIEF", "CRANE"), 38, True)])
+def test_M_14_M_15_deal_end_advanced_alone(specials, before, won):
+    # seat 0 alone; its pile is worth `before` votes + the last trick (4) + the discards (6);
+    # with 2 Specials captured the threshold is 48, not 44
+    hands = [["T19"], ["Y1"], ["Y3"], ["Y2"]]
+    discards = ["R1", "R2", "R3", "R4", "R5", "R6"]
+    used = {c for h in hands for c in h} | set(discards) | {"GM"}
+    ones = [c for c in DECK if c not in used and VOTES[c] == 1 and c not in SPECIALS]
+    pile = ["GM"] + list(specials) + ones[:before - 5 - len(specials)]
+    state = pos(hands, called="G", mode="advanced", ally=None, revealed=True, piles=(pile, []),
+                discards=discards)
+    play(state, "T19", "Y1", "Y3", "Y2")
+    end = [o.data for o in state.drain() if isinstance(o, Record)][0]
+    assert end["votes"] == before + 4 + 6 and end["ally"] is None
+    assert end["specials"] == len(specials) and end["threshold"] == (44, 46, 48, 50)[len(specials)]
+    assert end["won"] is won and end["scores"] == deal_points(won, 0, None)
+
+
+def test_M_11_hidden_from_when_the_town_hall_moves_by_casino():
+    # seat 1 names T19, held by seat 0 (the candidate, an opponent): public, so known to all
+    state = pos([["T19", "R1", "Y1"], ["CASINO", "R2", "YF"], ["GM", "R3", "Y3"], ["YD", "R4", "Y4"]],
+                mode="advanced", leader=1)
+    for s in range(4):
+        assert "T19" not in state.hidden_from(s)
+    play(state, {"play": "CASINO", "name": "T19"})
+    assert "T19" in state.hands[1] and "R2" in state.hands[0]
+    assert all("T19" not in state.hidden_from(s) for s in range(4))
+    assert "R2" in state.hidden_from(2) and "R2" in state.hidden_from(3) and "R2" not in state.hidden_from(1)
+    # the candidate gives T19 away (its only non-Special card): only the two involved know where
+    state = pos([["T19", "CASINO"], ["BD", "R2"], ["GM", "R3"], ["YD", "R4"]], mode="advanced")
+    play(state, {"play": "CASINO", "name": "BD"})
+    assert state.hands[1] == ["R2", "T19"] and state.hands[0] == ["BD"]
+    assert "T19" in state.hidden_from(2) and "T19" in state.hidden_from(3)
+    assert "T19" not in state.hidden_from(0) and "T19" not in state.hidden_from(1)
+    assert "BD" not in state.hidden_from(2)
