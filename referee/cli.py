@@ -279,8 +279,8 @@ def tournament(
                 records = tour.run(config, resume=True, plugins_dir=_state["plugins_dir"], on_result=on_result)
             except KeyboardInterrupt:
                 live.stop()
-                console.print(f"interrupted: {len(records)} of {total} matches are in the journal; "
-                              "run again with --resume to finish", highlight=False)
+                typer.echo(f"interrupted: {len(records)} of {total} matches are in the journal; "
+                           "run again with --resume to finish", err=True)
                 raise typer.Exit(130) from None
         _show_standings(console, records, config.out, config.name)
 

@@ -195,3 +195,68 @@ def test_broken_files_give_one_line_naming_the_key(tmp_path, text, key):
 def test_missing_tournament_file_is_a_usage_error(tmp_path):
     proc = referee("tournament", str(tmp_path / "nope.toml"))
     assert proc.returncode == 2 and "does not exist" in proc.stderr
+
+
+def _running(marker: str) -> list[int]:
+    """Pids of live processes whose command line mentions `marker` (zombies excluded)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmdline and state != "Z":
+            pids.append(int(entry))
+    return pids
+
+
+def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):
+    bot = tmp_path / "ctrl_c_marker_bot.py"
+    bot.write_text((ROOT / "bots" / "python" / "random_bot.py").read_text())
+    path = write(tmp_path, f"""
+seed = 3
+duplicate = true
+seeds = 6
+concurrency = 2
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "first"
+[[entrants]]
+name = "bot"
+command = "{sys.executable} {bot}"
+[[games]]
+game = "maumau"
+players = 3
+config = {{ target = 300 }}
+""")
+    total = len(load_tournament(path, REGISTRY).matches())
+    out = tmp_path / "o"
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "tournament", str(path), "--out", str(out)],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    journal = out / "journal.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if journal.exists() and journal.read_text().count('"type":"match"') >= 3:
+            break
+        time.sleep(0.005)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "--resume" in err or "interrupted" in err
+    time.sleep(0.5)
+    assert _running(bot.name) == [], "a bot survived Ctrl-C"
+    lines = journal.read_text().splitlines()
+    assert all(json.loads(line) for line in lines), "the journal stays valid"
+    _, before = read_journal(journal)
+    assert len(before) < total
+    resumed = referee("tournament", str(path), "--out", str(out), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    _, after = read_journal(journal)
+    assert sorted(r["index"] for r in after) == list(range(total))
