@@ -926,3 +926,11 @@ def test_M_11_hidden_from_when_the_town_hall_moves_by_casino():
     assert "T19" in state.hidden_from(2) and "T19" in state.hidden_from(3)
     assert "T19" not in state.hidden_from(0) and "T19" not in state.hidden_from(1)
     assert "BD" not in state.hidden_from(2)
+
+
+def test_M_12_a_pass_must_be_the_literal_true():
+    state = revealed([["THIEF", "R1"], ["YP", "R2"], ["Y3", "R3"], ["R4", "Y4"]])
+    play(state, "THIEF")
+    assert state.resolve({"pass": 1}) is None and state.resolve({"pass": False}) is None
+    assert state.resolve({"pass": True}) == {"pass": True}
+    assert state.resolve({"play": "R2"}) is None  # only the stoppers or the pass

@@ -93,6 +93,7 @@ class MayorState(GameState):
         self.casino: dict[str, Any] | None = None  # the public side of this deal's Casino
         self.swap: tuple[int, int, str, str] | None = None  # advanced Casino: (player, holder, got, gave)
         self._hidden_effects: list[Event] = []  # Crane/basic Casino effects told at the reveal
+        self._basic_casino_hit = False
         self.known: list[set[str]] = [{TOWN_HALL} for _ in range(PLAYERS)]  # codes whose place a seat knows
 
     def _new_trick(self, leader: int) -> None:
@@ -250,8 +251,8 @@ class MayorState(GameState):
                 return name in SUIT and name not in self.hands[seat]
             return len(action) == 1 and type(card) is str and card in self._playable_cards()
         if phase == "counter":
-            if action == PASS:
-                return True
+            if "pass" in action:
+                return len(action) == 1 and action["pass"] is True
             card = action.get("play")
             return len(action) == 1 and type(card) is str and card in STOPPERS and card in self.hands[seat]
         if phase == "discard":
