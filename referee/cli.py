@@ -315,9 +315,38 @@ def _show_standings(console, records, out_dir: Path, name: str) -> None:
     console.print("written: " + ", ".join(str(p) for p in paths), highlight=False)
 
 
+def _deal_cell(deal: dict, seat: int) -> str:
+    """One seat's line in a deal: its points, and its part in the deal where the game says."""
+    cell = f"{deal['scores'][seat]:g}" if isinstance(deal["scores"][seat], (int, float)) else str(deal["scores"][seat])
+    notes = []
+    if "places" in deal:  # Presidente
+        notes.append(f"place {deal['places'][seat]}")
+        if deal.get("fallen") == seat:
+            notes.append("fallen")
+    if deal.get("candidate") == seat:  # Mayor
+        notes.append("candidate" + (" alone" if deal.get("ally") is None else ""))
+    if deal.get("ally") == seat and deal.get("candidate") != seat:
+        notes.append("ally")
+    if deal.get("winner") == seat:  # Mau Mau
+        notes.append("out first")
+    return cell + (f" ({', '.join(notes)})" if notes else "")
+
+
 def _print_result(console, result) -> None:
     from rich.table import Table
 
+    if result.deals:
+        deals = Table(title="Deals")
+        deals.add_column("deal", justify="right")
+        for p in result.header["players"]:
+            deals.add_column(p["name"], justify="right")
+        for d in result.deals:
+            extra = ""
+            if "won" in d:  # Mayor: the candidate's result
+                measure = d.get("count", d.get("votes"))
+                extra = f" {'won' if d['won'] else 'lost'} {measure}/{d['threshold']}"
+            deals.add_row(f"{d['deal']}{extra}", *[_deal_cell(d, s) for s in range(len(d["scores"]))])
+        console.print(deals)
     res = result.result
     table = Table(title="Result")
     for col in ("seat", "player", "kind", "score", "rank", "faults"):

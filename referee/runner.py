@@ -82,6 +82,7 @@ class MatchResult:
     faults: list[FaultEntry] = field(default_factory=list)
     replay: Path | None = None
     decisions: int = 0
+    deals: list[dict[str, Any]] = field(default_factory=list)  # every deal_end record, in order
 
 
 def match_id(game: str, config: dict[str, Any], seed: int, specs: list[str]) -> str:
@@ -142,6 +143,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
     on_record = getattr(monitor, "record", None)
     on_applying = getattr(monitor, "applying", None)
     decisions = 0
+    deals: list[dict[str, Any]] = []
 
     def disqualify(seat: int) -> None:
         disqualified.add(seat)
@@ -157,6 +159,8 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
         for out in outputs:
             if type(out) is Record:
                 writer.write(out.data)
+                if out.data["type"] == "deal_end":
+                    deals.append(out.data)
                 if on_record is not None:
                     on_record(out.data)
                 continue
@@ -232,7 +236,8 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
                 player.end(end)
         if hooks is not None:
             hooks.match_finished(header=header, result=result)
-        return MatchResult(header, result, fault_log, Path(replay) if replay is not None else None, decisions)
+        return MatchResult(header, result, fault_log, Path(replay) if replay is not None else None, decisions,
+                           deals)
     finally:
         writer.close()
 

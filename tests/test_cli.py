@@ -120,3 +120,17 @@ def test_plugins_can_add_commands(tmp_path):
     proc = referee("--plugins-dir", str(tmp_path), "greet", "bots")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "hello bots"
+
+
+@pytest.mark.parametrize("game, players, expect", [
+    ("presidente", ["presidente-greedy", "random", "random", BOT], ["place 1", "Deals"]),
+    ("mayor", ["mayor-greedy", "random", "random", BOT], ["candidate", "Deals"]),
+])
+def test_play_prints_each_deal(tmp_path, game, players, expect):
+    args = ["play", game, "--seed", "3", "--out", str(tmp_path / "m.jsonl")]
+    for p in players:
+        args += ["-p", p]
+    proc = referee(*args)
+    assert proc.returncode == 0, proc.stderr
+    for text in expect:
+        assert text in proc.stdout
