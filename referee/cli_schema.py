@@ -1,0 +1,34 @@
+"""`referee schema`: print the JSON Schema of bot protocol v1 (the whole of it, or one game's)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Optional
+
+import typer
+
+from referee.cli import _errors, app
+
+
+@app.command()
+def schema(
+    game: Annotated[
+        Optional[str],
+        typer.Option(help="Root the schema at this game's messages (maumau, presidente, mayor): its actions, "
+                     "observations and events are checked in full."),
+    ] = None,
+    direction: Annotated[
+        Optional[str],
+        typer.Option(help="Root the schema at one direction: to_bot (hello, event, act, end) or to_referee "
+                     "(ready, action)."),
+    ] = None,
+) -> None:
+    """Print the JSON Schema (draft 2020-12) of every protocol message (docs/protocol.md)."""
+    from referee import schema as protocol_schema
+
+    with _errors():
+        if game is None and direction is None:
+            text = protocol_schema.text()  # exactly the shipped file
+        else:
+            text = json.dumps(protocol_schema.rooted(game, direction), indent=2, ensure_ascii=False) + "\n"
+        typer.echo(text, nl=False)
