@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
+
+from referee.errors import RulesError
 
 Action = dict[str, Any]
 
@@ -141,3 +145,38 @@ class Game(ABC):
     def variants(self) -> list[dict[str, Any]]:
         """Config overrides worth covering in tests and benchmarks (each mode and main variant)."""
         return [{}]
+
+    def replay_state(self, config: dict[str, Any], players: int, script: Iterator[dict[str, Any]]) -> GameState:
+        """A new match that takes its deals and chance outcomes from `script` instead of a PRNG.
+
+        `script` iterates over a replay's "deal" and "chance" records, in order (what
+        `referee verify` re-simulates from). The state takes each deal and each chance outcome
+        from the next record (see `next_script_record`), raises RulesError when a record is
+        impossible (wrong cards, wrong hand sizes, a pile the rules forbid), and emits the very
+        same deal/chance records. Optional: games that cannot do it raise NotImplementedError.
+        """
+        raise NotImplementedError(f"the {self.name} plugin cannot re-simulate a replay from its records")
+
+
+def next_script_record(script: Iterator[dict[str, Any]], kind: str, deal: int) -> dict[str, Any]:
+    """The next record of a replay script, which must be a `kind` ("deal"/"chance") record of
+    deal `deal`; RulesError otherwise (for `Game.replay_state`)."""
+    record = next(script, None)
+    if record is None:
+        raise RulesError(f"the replay has no {kind} record for deal {deal}")
+    if not isinstance(record, dict) or record.get("type") != kind or record.get("deal") != deal:
+        found = f"a {record.get('type')} record of deal {record.get('deal')}" if isinstance(record, dict) else repr(record)
+        raise RulesError(f"expected a {kind} record of deal {deal}, found {found}")
+    return record
+
+
+def check_cards(cards: Any, expected: Iterable[str], what: str) -> list[str]:
+    """`cards` as a list, if it is a list of card codes forming exactly the multiset `expected`;
+    RulesError naming `what` and the missing and extra cards otherwise (for `Game.replay_state`)."""
+    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+        raise RulesError(f"{what}: not a list of card codes")
+    got, want = Counter(cards), Counter(expected)
+    if got != want:
+        missing, extra = sorted((want - got).elements()), sorted((got - want).elements())
+        raise RulesError(f"{what}: not the cards it must be (missing {missing}, extra {extra})")
+    return list(cards)
