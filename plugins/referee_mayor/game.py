@@ -46,6 +46,13 @@ on a loss; the match ranks seats by total points."""
         """A new match with its first deal dealt (seat 0 deals, M-4)."""
         return MayorState(config["mode"], config["deals"], rng)
 
+    def replay_state(self, config: dict[str, Any], players: int, script) -> MayorState:
+        """A new match dealt from a replay's deal records (M-1 checked) instead of the PRNG."""
+        state = MayorState(config["mode"], config["deals"], random.Random(0), start=False)
+        state.script = script
+        state._start_deal()
+        return state
+
     def variants(self) -> list[dict[str, Any]]:
         """Both modes."""
         return [{"mode": mode} for mode in MODES]

@@ -20,7 +20,7 @@ import random
 from typing import Any
 
 from referee.errors import RulesError
-from referee.game import Action, Event, GameState, Outcome, Output, Record
+from referee.game import Action, Event, GameState, Outcome, Output, Record, check_cards, next_script_record
 
 from referee_mayor.cards import (
     BUILDING,
@@ -40,7 +40,7 @@ from referee_mayor.cards import (
     votes,
     weakest,
 )
-from referee_mayor.deal import PLAYERS, RESERVE, deal_cards
+from referee_mayor.deal import HAND, PLAYERS, RESERVE, deal_cards
 from referee_mayor.scoring import ADVANCED, BASIC, deal_points, number, score_deal
 
 CANDIDATE_TEAM, OPPOSITION = 0, 1
@@ -109,7 +109,7 @@ class MayorState(GameState):
 
     def _start_deal(self) -> None:
         self._clear_deal()
-        dealt, reserve = deal_cards(self.rng, self.dealer)
+        dealt, reserve = deal_cards(self.rng, self.dealer) if self.script is None else self._scripted_deal()
         self.hands = [sort_cards(h) for h in dealt]
         self.reserve = list(reserve)
         self.reserve_zone = list(reserve)
@@ -121,6 +121,25 @@ class MayorState(GameState):
         for seat in range(PLAYERS):
             self._emit("deal", {"deal": self.deal, "dealer": self.dealer, "hand": list(self.hands[seat]),
                                 "candidate": self.candidate}, (seat,))
+
+    #: replay records to deal from instead of the PRNG (Game.replay_state), or None
+    script = None
+
+    def _scripted_deal(self) -> tuple[list[list[str]], list[str]]:
+        """The hands and reserve of the script's next deal record, checked against M-1."""
+        record = next_script_record(self.script, "deal", self.deal)
+        hands, reserve = record.get("hands"), record.get("reserve")
+        if not isinstance(hands, list) or len(hands) != PLAYERS or not isinstance(reserve, list):
+            raise RulesError(f"deal {self.deal}: the record needs {PLAYERS} hands and a reserve")
+        cards = [c for h in hands if isinstance(h, list) for c in h] + reserve
+        check_cards(cards, DECK, f"deal {self.deal}: the hands and the reserve")
+        if any(len(h) != HAND for h in hands) or len(reserve) != RESERVE:
+            raise RulesError(f"deal {self.deal}: hands of {[len(h) for h in hands]} cards and a reserve of "
+                             f"{len(reserve)} (M-1: 18 each, 6 in the reserve)")
+        if not NOT_IN_RESERVE.isdisjoint(reserve):
+            raise RulesError(f"deal {self.deal}: the reserve holds {sorted(NOT_IN_RESERVE.intersection(reserve))} "
+                             "(M-1: never a Mayor, a Special or T19)")
+        return [list(h) for h in hands], list(reserve)
 
     @classmethod
     def position(
