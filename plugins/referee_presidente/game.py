@@ -13,7 +13,7 @@ from itertools import combinations
 from typing import Any
 
 from referee.errors import RulesError
-from referee.game import Action, Event, Game, GameState, Option, Outcome, Output, Record
+from referee.game import Action, Event, Game, GameState, Option, Outcome, Output, Record, check_cards, next_script_record
 from referee_presidente.cards import (
     DECK,
     DECK_WITH_JOKERS,
@@ -149,6 +149,9 @@ class PresidenteState(GameState):
         """Shuffle with the match's PRNG and deal the next round (P-1, P-10)."""
         self.deal += 1
         self.dealer = (self.deal - 1) % PLAYERS  # round 1: seat 0 deals; then the deal passes left
+        if self.script is not None:
+            self._begin_round(self._scripted_hands())
+            return
         deck = list(DECK_WITH_JOKERS if self.jokers else DECK)
         self.rng.shuffle(deck)
         hands: list[list[str]] = [[] for _ in range(PLAYERS)]
@@ -158,6 +161,24 @@ class PresidenteState(GameState):
             extra = self.dealer if self.prev_places is None else self.prev_places.index(4)
             hands[extra].extend(deck[52:])
         self._begin_round(hands)
+
+    #: replay records to deal from instead of the PRNG (Game.replay_state), or None
+    script = None
+
+    def _scripted_hands(self) -> list[list[str]]:
+        """The hands of the script's next deal record, checked against P-1 and P-10."""
+        record = next_script_record(self.script, "deal", self.deal)
+        hands = record.get("hands")
+        if not isinstance(hands, list) or len(hands) != PLAYERS or not all(isinstance(h, list) for h in hands):
+            raise RulesError(f"deal {self.deal}: the record needs {PLAYERS} hands")
+        deck = DECK_WITH_JOKERS if self.jokers else DECK
+        check_cards([c for h in hands for c in h], deck, f"deal {self.deal}: the hands")
+        sizes = [13] * PLAYERS
+        if self.jokers:  # P-10: the extra two to the Slave; round 1 to the dealer
+            sizes[self.dealer if self.prev_places is None else self.prev_places.index(4)] += 2
+        if [len(h) for h in hands] != sizes:
+            raise RulesError(f"deal {self.deal}: hands of {[len(h) for h in hands]} cards, not {sizes} (P-1, P-10)")
+        return [list(h) for h in hands]
 
     def _begin_round(self, hands: list[list[str]]) -> None:
         """Start a round with these hands as dealt: deal record, deal events, exchange or play."""
@@ -590,6 +611,13 @@ class Presidente(Game):
 
     def new_state(self, config: dict[str, Any], players: int, rng: random.Random) -> PresidenteState:
         state = PresidenteState(config, rng)
+        state._deal_round()
+        return state
+
+    def replay_state(self, config: dict[str, Any], players: int, script) -> PresidenteState:
+        """A new match dealt from a replay's deal records instead of the PRNG."""
+        state = PresidenteState(config, random.Random(0))
+        state.script = script
         state._deal_round()
         return state
 
