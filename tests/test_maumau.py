@@ -235,6 +235,22 @@ def test_MM_5_only_the_drawn_card_may_be_played():
     assert state.resolve({"play": "QC"}) is None and state.resolve({"play": "5D"}) == {"play": "5D"}
 
 
+def test_MM_5_keeping_a_drawn_card_looks_like_an_unplayable_draw_to_the_others():
+    # At a table, a drawn card kept and a drawn card that cannot be played look the same: the
+    # other seats must not learn that the drawn card was playable (it is a hidden card).
+    hands = [["2H", "3H"], ["4S", "5S"], ["9D", "TD"]]
+    kept = position(hands, ["KC"], stock=["5C", "6S"], turn=0)
+    kept.apply({"draw": True})
+    kept.apply({"pass": True})
+    unplayable = position(hands, ["KC"], stock=["5D", "6S"], turn=0)
+    unplayable.apply({"draw": True})
+    kept_out, unplayable_out = kept.drain(), unplayable.drain()
+    assert kept.to_act() == unplayable.to_act() == 1
+    for seat in (1, 2):
+        assert seen(kept_out, seat) == seen(unplayable_out, seat)
+    assert {"kind": "passed", "seat": 0, "kept": True} in seen(kept_out, 0)  # the drawer is told
+
+
 def test_MM_5_no_draw_while_holding_a_legal_play():
     state = position([["2C", "3H", "4H"], ["4C"]], ["KC"], turn=0)
     assert state.legal_actions() == [{"play": "2C"}]

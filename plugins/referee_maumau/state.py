@@ -369,7 +369,9 @@ class MauMauState(GameState):
 
     def _pass(self, seat: int) -> bool:
         if self.phase == DRAWN:  # MM-5: keep the drawn card
-            self._emit("passed", {"seat": seat, "kept": True})
+            # told to the drawer only: to the others a kept card must look like an unplayable
+            # draw (whether the drawn card was playable is hidden information)
+            self._out.append(Event("passed", {"seat": seat, "kept": True}, (seat,)))
             self.phase = PLAY
             self.drawn = None
         else:  # MM-5/MM-8: no legal play and nothing to draw
