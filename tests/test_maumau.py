@@ -85,6 +85,18 @@ def test_MM_1_dealer_moves_left_after_each_round():
     assert all(len(h) == 5 for h in recs[1]["hands"])
 
 
+def test_MM_1_round_2_is_dealt_from_the_new_dealers_left():
+    state = position([["5H"], ["9C", "KD"], ["2S", "3S"]], ["5C"], turn=0, dealer=0, seed=4)
+    state.apply({"play": "5H", "say": "mau mau"})
+    deal = records(state.drain())[-1]
+    deck = make_deck("standard", 1)
+    random.Random(4).shuffle(deck)  # the match's PRNG: its first use is this deal
+    assert deal["dealer"] == 1  # round 2: seat 1 deals, seat 2 gets the first card
+    assert deal["hands"] == [deck[1:15:3], deck[2:15:3], deck[0:15:3]]
+    assert deal["up"] == deck[15] and deal["stock"] == deck[16:]
+    assert state.to_act() == (1 if deck[15][0] == "J" else 2)
+
+
 @pytest.mark.parametrize("players, copies", [(2, 1), (6, 1), (7, 2), (10, 2)])
 def test_MM_1_two_decks_for_seven_to_ten_players(players, copies):
     state = GAME.new_state(config(), players, random.Random(1))
@@ -176,6 +188,19 @@ def test_MM_4_taking_the_penalty_is_allowed_when_holding_a_seven():
     assert {"draw": True} in state.legal_actions() and {"play": "7D", "say": "mau"} in state.legal_actions()
     state.apply({"draw": True})
     assert sorted(state.hands[0]) == sorted(["7D", "4H", "2D", "3D"]) and state.to_act() == 1
+
+
+def test_MM_4_seven_chain_1_one_player_after_the_first_may_pass_it_on():
+    hands = [["7C", "2C", "3C"], ["7D", "4H", "5H"], ["7H", "9H", "TH"], ["7S", "QH", "KH"]]
+    state = position(hands, ["KC"], turn=0, cfg={"seven_chain": 1})
+    state.apply({"play": "7C"})  # the first
+    assert {"play": "7D"} in state.legal_actions()
+    state.apply({"play": "7D"})  # one player after the first passes it on
+    assert state.to_act() == 2 and state.penalty == 4
+    assert state.legal_actions() == [{"draw": True}]  # holding 7H, seat 2 must take it
+    state.apply({"draw": True})
+    assert len(state.hands[2]) == 7 and state.to_act() == 3  # the penalised seat lost its turn
+    assert {"play": "7S"} in state.legal_actions() and state.penalty == 0  # a new 7 starts afresh
 
 
 def test_MM_4_seven_chain_limits_who_may_pass_it_on():
@@ -342,6 +367,25 @@ def test_MM_7_an_announcement_not_due_is_ignored():
     assert drawing.resolve({"draw": True, "say": "mau"}) == {"draw": True}
 
 
+def test_MM_7_missing_mau_mau_on_a_seven_penalises_then_the_seven_acts():
+    state = position([["7C"], ["4H", "5H"], ["9H"]], ["9C"], turn=0)
+    state.apply(state.resolve({"play": "7C"}))
+    out = state.drain()
+    assert "deal_end" not in [r["type"] for r in records(out)]  # the round goes on
+    assert sorted(state.hands[0]) == ["2D", "3D"]  # the 2 penalty cards come first...
+    assert state.penalty == 2 and state.to_act() == 1  # ...then the 7's power
+    state.apply({"draw": True})
+    assert sorted(state.hands[1]) == ["4D", "4H", "5D", "5H"]
+
+
+def test_MM_7_penalty_cards_are_drawn_before_an_ace_draw1():
+    state = position([["AC", "2H"], ["4H"], ["5H"]], ["KC"], stock=["2D", "3D", "4D", "5D"], turn=0,
+                     cfg={"ace": "draw1"})
+    state.apply(state.resolve({"play": "AC"}))  # "mau" missing
+    assert state.hands == [["2D", "2H", "3D"], ["4D", "4H"], ["5D", "5H"]]
+    assert state.to_act() == 1
+
+
 def test_MM_7_missing_mau_on_an_eight_penalises_then_skips():
     state = position([["8C", "2H"], ["4H", "5H"], ["9H"]], ["9C"], turn=0)
     state.apply({"play": "8C"})
@@ -372,6 +416,23 @@ def test_MM_8_empty_draw_pile_reshuffles_the_discard_pile_less_its_top():
     drawn = chance["stock"][0]
     assert drawn in state.hands[0] and state.zones()["stock"] == chance["stock"][1:]
     assert {"kind": "reshuffle", "stock": 3} in seen(out, 1)
+
+
+def test_MM_8_the_chance_record_comes_right_after_the_move_that_caused_it(tmp_path):
+    found = 0
+    for seed in range(40):
+        path = tmp_path / f"r{seed}.jsonl"
+        random_playout(GAME, {}, seed=seed, players=2, replay=path)
+        recs = list(read_replay(path))
+        for i, rec in enumerate(recs):
+            if rec["type"] == "chance":
+                found += 1
+                j = i - 1
+                while recs[j]["type"] == "chance":  # several reshuffles in one move
+                    j -= 1
+                assert recs[j]["type"] == "move" and recs[j]["deal"] == rec["deal"]
+                assert recs[j]["action"].get("draw") or "play" in recs[j]["action"]
+    assert found
 
 
 def test_MM_8_a_player_who_must_draw_more_draws_what_there_is():
@@ -446,6 +507,22 @@ def test_MM_9_tie_for_lowest_is_broken_among_the_tied_only():
     assert state.totals[0] == 105 and state.totals[1] + state.totals[2] > 140
 
 
+def test_MM_9_the_next_tiebreak_is_among_the_seats_tied_then():
+    # tie-break 1 among seats 1 and 2 ends blocked, 10 points each: 60, 60, and seat 3 (sat out) 60
+    state = position([[], ["TH"], ["TD"], []], ["5C"], stock=[], turn=2, dealer=1, active=[1, 2],
+                     tiebreaks=1, totals=[120, 50, 50, 60])
+    state.apply({"pass": True})
+    state.apply({"pass": True})
+    out = state.drain()
+    assert state.totals == [120, 60, 60, 60]
+    assert {"kind": "tiebreak", "seats": [1, 2, 3], "tiebreak": 2} in seen(out, 0)
+    deal = records(out)[-1]
+    assert deal["type"] == "deal" and deal["active"] == [1, 2, 3]
+    assert deal["dealer"] == 2  # the deal passes left from seat 1 to the next tied seat
+    assert deal["hands"][0] == [] and all(len(deal["hands"][s]) == 5 for s in (1, 2, 3))
+    assert state.to_act() == (2 if deal["up"][0] == "J" else 3)
+
+
 def test_MM_9_after_max_tiebreaks_the_tied_seats_share_the_rank():
     state = position([[], ["5C"], ["5D"]], ["9H"], stock=[], turn=1, active=[1, 2], tiebreaks=1,
                      totals=[120, 50, 50], cfg={"max_tiebreaks": 1})
@@ -476,6 +553,16 @@ def test_MM_10_ace_draw1_every_other_player_draws_one():
     assert [m["seat"] for m in seen(out, 0) if m["kind"] == "drew"] == [1, 2, 3]
     assert state.hands[1] == ["2D", "4H"] and state.hands[2] == ["3D", "5H"] and state.hands[3] == ["4D", "6H"]
     assert state.to_act() == 1  # nobody loses a turn
+
+
+def test_MM_10_ace_draw1_from_the_players_left_round_the_table_active_seats_only():
+    hands = [["4H"], [], ["AC", "2H", "3H"], ["6H"]]
+    state = position(hands, ["KC"], stock=["2D", "3D", "4D"], turn=2, active=[0, 2, 3], cfg={"ace": "draw1"})
+    state.apply({"play": "AC"})
+    out = state.drain()
+    assert [m["seat"] for m in seen(out, 2) if m["kind"] == "drew"] == [3, 0]  # seat 1 sits out
+    assert state.hands[3] == ["2D", "6H"] and state.hands[0] == ["3D", "4H"] and state.hands[1] == []
+    assert state.to_act() == 3
 
 
 def test_MM_10_ace_skip_all_the_player_plays_again():
