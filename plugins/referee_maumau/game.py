@@ -69,7 +69,15 @@ class MauMau(Game):
         full.update(config)
         return MauMauState(full, players, rng)
 
-    def variants(self) -> list[dict[str, Any]]:
+    def replay_state(self, config: dict[str, Any], players: int, script) -> MauMauState:
+        """A new match that deals and reshuffles from a replay's records instead of the PRNG."""
+        full = {o.name: o.default for o in self.options}
+        full.update(config)
+        state = MauMauState(full, players, random.Random(0), deal=False)
+        state.script = script
+        state._start_deal()
+        return state
+
         return [
             {},
             {"deck": "skat32"},

@@ -18,7 +18,7 @@ from bisect import insort
 from typing import Any
 
 from referee.errors import RulesError
-from referee.game import Action, Event, GameState, Outcome, Output, Record
+from referee.game import Action, Event, GameState, Outcome, Output, Record, check_cards, next_script_record
 
 from referee_maumau.cards import ORDER, POINTS, SUITS, decks_for, make_deck
 
@@ -406,7 +406,10 @@ class MauMauState(GameState):
         """MM-8: the discard pile less its top card becomes the new draw pile."""
         pile = self.discard[:-1]
         self.discard = self.discard[-1:]
-        self.rng.shuffle(pile)
+        if self.script is None:
+            self.rng.shuffle(pile)
+        else:
+            pile = self._scripted_reshuffle(pile)
         self._out.append(Record({"type": "chance", "deal": self.deal, "kind": "reshuffle", "stock": pile}))
         self.stock = pile[::-1]
         self._emit("reshuffle", {"stock": len(pile)})
@@ -425,14 +428,17 @@ class MauMauState(GameState):
     def _start_deal(self) -> None:
         """MM-1: shuffle, deal one at a time from dealer+1, turn the up-card."""
         self.deal += 1
-        deck = list(self.cards)
-        self.rng.shuffle(deck)
         n = self.n
         order = []
         s = self.next_seat[self.dealer]
         for _ in self.active:
             order.append(s)
             s = self.next_seat[s]
+        if self.script is None:
+            deck = list(self.cards)
+            self.rng.shuffle(deck)
+        else:
+            deck = self._scripted_deck(order)
         dealt: list[list[str]] = [[] for _ in range(n)]
         i = 0
         for _ in range(self.hand_size):
@@ -464,6 +470,29 @@ class MauMauState(GameState):
         else:
             self.phase = PLAY
             self.turn = self.next_seat[self.dealer]
+
+    #: replay records to deal and reshuffle from instead of the PRNG (Game.replay_state), or None
+    script = None
+
+    def _scripted_deck(self, order: list[int]) -> list[str]:
+        """The deck in dealing order, rebuilt from the script's next deal record (MM-1 checked)."""
+        record = next_script_record(self.script, "deal", self.deal)
+        hands, stock, up = record.get("hands"), record.get("stock"), record.get("up")
+        if not isinstance(hands, list) or len(hands) != self.n or not all(isinstance(h, list) for h in hands) \
+                or not isinstance(stock, list) or not isinstance(up, str):
+            raise RulesError(f"deal {self.deal}: the record needs {self.n} hands, a stock and an up-card")
+        check_cards([c for h in hands for c in h] + [up] + stock, self.cards, f"deal {self.deal}: the cards")
+        sizes = [self.hand_size if s in order else 0 for s in range(self.n)]
+        if [len(h) for h in hands] != sizes:
+            raise RulesError(f"deal {self.deal}: hands of {[len(h) for h in hands]} cards, not {sizes} (MM-1)")
+        return [hands[s][k] for k in range(self.hand_size) for s in order] + [up] + stock
+
+    def _scripted_reshuffle(self, pile: list[str]) -> list[str]:
+        """The new draw pile of the script's next chance record: the discards, reordered (MM-8)."""
+        record = next_script_record(self.script, "chance", self.deal)
+        if record.get("kind") != "reshuffle":
+            raise RulesError(f"deal {self.deal}: a {record.get('kind')!r} chance record where a reshuffle is due")
+        return check_cards(record.get("stock"), pile, f"deal {self.deal}: the reshuffled draw pile")
 
     def _end_round(self, winner: int | None, reason: str) -> None:
         """Score the round (MM-9), then deal the next one, a tie-break, or end the match."""
