@@ -78,6 +78,7 @@ class MauMau(Game):
         state._start_deal()
         return state
 
+    def variants(self) -> list[dict[str, Any]]:
         return [
             {},
             {"deck": "skat32"},
