@@ -363,6 +363,31 @@ def test_P_7_a_clear_starts_the_run_over():
     assert state.run_count == 1 and state.run_rank == "9"
 
 
+def test_P_7_an_all_passed_clearing_starts_the_run_over():
+    hands = [["5C"] + FILLER, ["5D"] + FILLER, ["5H", "5S"] + FILLER, FILLER]
+    state = position(hands, 0)
+    play(state, "5C")
+    play(state, "5D")
+    play(state, "5H")
+    pass_(state), pass_(state)
+    out = pass_(state)  # seats 3, 0, 1: seat 2 leads a new trick
+    assert events(out, "cleared") == [{"why": "all_passed", "leader": 2}]
+    out = play(state, "5S")  # the fourth 5, but in a new trick
+    assert not events(out, "revolution") and not state.revolution and state.run_count == 1
+
+
+def test_P_7_a_3C_clearing_starts_the_run_over():
+    hands = [["2C"] + FILLER, ["2D"] + FILLER, ["2H"] + FILLER, ["3C", "2S"] + FILLER]
+    state = position(hands, 0)
+    play(state, "2C")
+    play(state, "2D")
+    play(state, "2H")
+    out = play(state, "3C")
+    assert events(out, "cleared") == [{"why": "three_of_clubs", "leader": 3}]
+    out = play(state, "2S")
+    assert not events(out, "revolution") and not state.revolution and state.run_count == 1
+
+
 def test_P_7_second_revolution_restores_the_order():
     hands = [["5C", "5D", "5H", "5S", "KD"], ["4C", "4D", "4H", "4S", "AS"], ["JC", "JD", "JH", "JS", "QD"], FILLER]
     state = position(hands, 0)
@@ -428,6 +453,29 @@ def test_P_8_president_falls_in_a_later_round():
     assert events(out, "fell") == [{"seat": 3, "place": 4}]
     assert state.blocked == 3 and not state.active[3]
     assert state.to_act() == 2  # seat 3 skipped, seat 0 played before and is still in
+
+
+def test_P_8_fall_on_a_first_out_by_an_8_the_next_active_seat_leads():
+    # seat 2 goes out first with an 8: the reigning President (seat 3, to its left) falls at
+    # once, so the new trick is led by the next active seat after it
+    hands = [FILLER, FILLER, ["8H"], ["2H", "2D"] + FILLER]
+    state = position(hands, 2, [(1, ["KS"])], round=2, reigning=3)
+    out = play(state, "8H")
+    assert events(out, "finished") == [{"seat": 2, "place": 1}]
+    assert events(out, "fell") == [{"seat": 3, "place": 4}]
+    assert events(out, "cleared") == [{"why": "eight", "leader": 0}]
+    assert state.to_act() == 0 and state.n_active == 2
+
+
+def test_P_8_round_ends_when_one_active_player_is_left_after_a_fall():
+    hands = [["9C"], ["4C", "5C"], ["6C"], ["QC", "KC"]]
+    state = position(hands, 2, reigning=3)
+    play(state, "6C")  # seat 2 out first: seat 3 (the President) falls
+    assert state.blocked == 3 and state.to_act() == 0
+    out = play(state, "9C")  # seat 0 out second: seat 1 is the only active player left
+    (end,) = records(out, "deal_end")
+    assert end["places"] == [2, 3, 1, 4] and end["fallen"] == 3
+    assert end["roles"] == ["citizen", "citizen", "president", "slave"]
 
 
 def test_P_8_president_out_first_no_fall():
@@ -547,6 +595,23 @@ def test_P_10_jokers_deal_15_to_the_dealer_then_to_the_slave():
     while state.phase == "exchange":
         state.apply(state.legal_actions()[0])
     assert [len(h) for h in state.hands] == [15 if s == slave else 13 for s in range(4)]
+
+
+def test_P_10_extra_cards_go_to_the_slave_even_a_fallen_president():
+    hands = [["9C"], ["2S", "2H", "AS"], ["4C", "5C"], ["6C", "7C"]]
+    state = position(hands, 0, reigning=1, jokers=True)
+    play(state, "9C")  # seat 0 out first: seat 1, the President, falls and is the Slave
+    pass_(state)
+    pass_(state)  # seats 2, 3
+    play(state, "4C")  # seat 2 leads
+    play(state, "6C")
+    pass_(state)
+    out = play(state, "7C")  # seat 3 out second: round 1 ends
+    (end,) = records(out, "deal_end")
+    (deal,) = records(out, "deal")
+    assert end["places"][1] == 4 and deal["dealer"] == 1
+    assert [len(h) for h in deal["hands"]] == [13, 15, 13, 13]
+    assert Counter(c for h in deal["hands"] for c in h) == Counter(DECK_WITH_JOKERS)
 
 
 def test_P_10_joker_order_above_2s_a_rank_of_its_own():
