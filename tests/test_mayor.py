@@ -934,3 +934,142 @@ def test_M_12_a_pass_must_be_the_literal_true():
     assert state.resolve({"pass": 1}) is None and state.resolve({"pass": False}) is None
     assert state.resolve({"pass": True}) == {"pass": True}
     assert state.resolve({"play": "R2"}) is None  # only the stoppers or the pass
+
+
+# -- rules audit: scenarios the rulings spell out that had no test of their own -----------------
+
+
+@pytest.mark.parametrize(
+    "first_three, hands",
+    [
+        # red led; seats 1 and 2 are void in red: T8, then T3 (cannot beat T8: any Building)
+        (["R5", "T8", "T3"], [["R5", "Y2"], ["T8", "Y3"], ["T3", "GM"]]),
+        # Buildings led: T8, then T3 (cannot beat it), then seat 2 without a Building
+        (["T8", "T3", "GM"], [["T8", "Y2"], ["T3", "Y3"], ["GM", "Y4"]]),
+    ],
+)
+@pytest.mark.parametrize(
+    "hand, legal",
+    [
+        (["T5", "T10", "Y1"], ["T10"]),  # T5 beats the last Building (T3), not the highest (T8)
+        (["T4", "T6", "Y1"], ["T4", "T6"]),  # cannot beat T8: any Building
+    ],
+)
+def test_M_6_must_beat_the_highest_building_in_the_trick_not_the_last_one(first_three, hands, hand, legal):
+    state = pos(hands + [hand])
+    play(state, *first_three)
+    assert state.to_act() == 3 and cards(state) == legal
+
+
+def test_M_8_advanced_stolen_card_then_each_special_in_play_order():
+    # seat 0 (candidate) wins with RD; seat 1's Thief succeeds and steals RD; seat 2's Crane
+    # (advanced: one card) took B3 when played. Onto the opposition pile: the stolen RD, then
+    # the Thief (stays with its team), then the Crane (its player's opposing team), in play order
+    state = pos([["RD", "Y1"], ["THIEF", "Y2"], ["CRANE", "GM"], ["R9", "Y3"]], mode="advanced",
+                piles=(["B1"], ["B2", "B3"]))
+    opp = list(state.piles[1])
+    play(state, "RD", "THIEF", "CRANE", "R9")
+    assert state.piles[0] == ["B1", "B3", "R9"]
+    assert state.piles[1] == opp[:-1] + ["RD", "THIEF", "CRANE"]
+    assert state.to_act() == 0  # RD's player still won the trick and leads
+
+
+@pytest.mark.parametrize("mode", ["basic", "advanced"])
+@pytest.mark.parametrize(
+    "hands, trick, winner",
+    [
+        # an off-suit Policeman (seat 1 void in yellow, no Building) that does not win
+        ([["Y5", "R1"], ["BP", "R2"], ["THIEF", "GM"], ["Y9", "R3"]], ["Y5", "BP", "THIEF", "Y9"], 3),
+        # the Prison, overtrumped by a later Building
+        ([["R5", "Y1"], ["T1", "Y2"], ["THIEF", "GM"], ["T5", "Y3"]], ["R5", "T1", "THIEF", "T5"], 3),
+    ],
+)
+def test_M_10_a_policeman_or_the_prison_stops_the_thief_whoever_wins_the_trick(mode, hands, trick, winner):
+    state = pos(hands, mode=mode, piles=([], []))
+    opp = list(state.piles[1])
+    play(state, *trick)
+    assert state.leader == winner
+    assert state.piles[0] == []  # the Thief's team (seat 2, the ally) gets nothing
+    assert state.piles[1] == opp + [c for c in trick if c != "THIEF"] + ["THIEF"]
+
+
+def test_M_11_advanced_casino_gives_a_card_picked_before_the_swap():
+    # seat 1's only non-Special card is RD: it goes, although R1 (received) would be weaker
+    state = advanced_casino(["CASINO", "RD"], others=(["R1", "Y1"], ["GM", "R3"], ["YD", "R4"]))
+    play(state, {"play": "CASINO", "name": "R1"})
+    assert state.hands[1] == ["R1"] and state.hands[0] == ["RD", "Y1"]
+
+
+def test_M_12_the_first_to_counter_ends_the_offers():
+    # seat 0 leads the Thief; opponents 1 (YP) and 3 (BP) are both offered; 1 counters first
+    state = revealed([["THIEF", "R1"], ["YP", "R2"], ["Y3", "R3"], ["BP", "R4"]])
+    play(state, "THIEF")
+    assert state.phase == "counter" and state.offers == [1, 3]
+    state.apply({"play": "YP"})
+    assert state.phase == "play" and state.to_act() == 2 and cards(state) == ["Y3"]
+    play(state, "Y3")
+    # seat 3 is not asked: an ordinary turn (no yellow, no Building: anything), no pass
+    assert state.phase == "play" and state.to_act() == 3
+    assert state.legal_actions() == [{"play": "R4"}, {"play": "BP"}]
+
+
+def test_M_12_offers_wrap_around_in_seat_order_from_the_thief_and_play_resumes_from_it():
+    # seat 3 (opposition) leads the Thief: its opponents are 0 then 2 (seat 1 is its teammate)
+    state = revealed([["RP", "R1"], ["R2", "Y2"], ["T1", "R3"], ["THIEF", "R4"]], leader=3)
+    play(state, "THIEF")
+    assert state.phase == "counter" and state.to_act() == 0
+    state.apply({"pass": True})
+    assert state.to_act() == 2
+    state.apply({"play": "T1"})  # the Prison counters and makes Buildings the suit led
+    assert state.phase == "play" and state.led == "T"
+    assert state.to_act() == 0 and cards(state) == ["R1", "RP"]  # no Building: anything
+    play(state, "R1")
+    assert state.to_act() == 1
+    play(state, "R2")
+    trick = events(state, "trick")[0].data
+    assert trick["seats"] == [3, 2, 0, 1] and trick["winner"] == 2 and trick["pile"] == "candidate"
+    assert state.piles[0] == ["GM", "T1", "R1", "R2", "THIEF"] and state.to_act() == 2
+
+
+def test_M_12_a_lone_candidates_thief_is_offered_to_all_three_others_in_seat_order():
+    hands = [["THIEF", "R1"], ["YP", "R2"], ["T1", "R3"], ["BP", "R4"]]
+    state = pos(hands, ally=None, revealed=True, piles=(["GM"], []))
+    assert state.team == [0, 1, 1, 1]
+    play(state, "THIEF")
+    assert state.phase == "counter" and state.offers == [1, 2, 3]
+    state.apply({"pass": True})
+    state.apply({"pass": True})
+    assert state.to_act() == 3
+    state.apply({"play": "BP"})
+    assert state.to_act() == 1 and state.led == "B"
+    play(state, "R2")
+    assert state.to_act() == 2 and cards(state) == ["T1"]  # void in blue: the Prison, a Building
+    play(state, "T1")
+    # the Prison wins; the lone candidate's stopped Thief goes to the opposition too
+    assert state.piles[1][-4:] == ["BP", "R2", "T1", "THIEF"] and state.to_act() == 2
+
+
+def test_M_14_vote_values():
+    for s in "RYBG":
+        assert [VOTES[s + r] for r in ("M", "D", "F", "P")] == [5, 4, 3, 2]
+        assert all(VOTES[f"{s}{n}"] == 1 for n in range(1, 11))
+    assert all(VOTES[f"T{n}"] == 1 for n in range(1, 20)) and all(VOTES[c] == 1 for c in SPECIALS)
+    assert 4 * (10 + 2 + 3 + 4 + 5) + 19 + 3 == sum(VOTES.values()) == 118
+
+
+def test_C_5_a_mayor_result_ranks_tied_seats_together():
+    from referee.testing import random_playout
+
+    seen = set()
+    for seed in range(40):
+        result = random_playout(GAME, {"deals": 1}, seed=seed).result
+        scores, ranks = result["scores"], result["ranks"]
+        # one deal: +2/+1/-1.5/-1.5 (or negated) with an ally, +3/-1/-1/-1 (or negated) alone
+        expected = {2: 1, 1: 2, -1.5: 3, -2: 4, -1: 3, 1.5: 1, 3: 1, -3: 4}
+        if sorted(scores) == [-1, -1, -1, 3]:
+            expected[-1] = 2
+        elif sorted(scores) == [-3, 1, 1, 1]:
+            expected[1] = 1
+        assert ranks == [expected[s] for s in scores], (seed, scores, ranks)
+        seen.add(tuple(sorted(scores)))
+    assert len(seen) >= 2
