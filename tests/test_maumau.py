@@ -603,6 +603,15 @@ def test_MM_10_voluntary_draw_allows_drawing_with_a_legal_play():
     assert state.legal_actions() == [{"play": "2C"}]
 
 
+def test_MM_10_voluntary_draw_of_an_unplayable_card_ends_the_turn():
+    state = position([["2C", "3H", "4H"], ["4C"]], ["KC"], stock=["5D"], turn=0, cfg={"voluntary_draw": True})
+    state.apply({"draw": True})  # 2C was playable; the drawn 5D is not
+    assert state.to_act() == 1 and state.phase == "play" and "5D" in state.hands[0]
+    state = position([["2C", "3H", "4H"], ["4C"]], ["KC"], stock=["9C"], turn=0, cfg={"voluntary_draw": True})
+    state.apply({"draw": True})  # a playable drawn card: only it may be played, or kept
+    assert state.phase == DRAWN and state.legal_actions() == [{"play": "9C"}, {"pass": True}]
+
+
 def test_MM_10_announcements_false():
     state = position([["2C", "3H"], ["4C"]], ["KC"], turn=0, cfg={"announcements": False})
     assert state.legal_actions() == [{"play": "2C"}]
