@@ -341,3 +341,62 @@ def test_greedy_steals_a_rich_trick_it_is_losing():
         state.apply({"play": card})
     # seat 3 is an opponent of the candidate; seat 1's RM wins, but seat 3 does not know seat 1's side
     assert choose(greedy(3, "advanced"), state) == {"play": "THIEF"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_M_9_a_lone_candidate_looks_like_one_with_an_ally_until_the_reveal(mode, monkeypatch):
+    # deal A: the candidate calls a Mayor of its own (alone); deal B: that Mayor swapped into
+    # opponent Y's hand (Y is the ally). The two other seats must see the same until it is played.
+    runs = 0
+    for seed in range(120):
+        state = new_state(seed, mode)
+        c = state.candidate
+        suit = next((s for s in "RYBG" if s + "M" in state.hands[c]), None)
+        if suit is None:
+            continue
+        mayor = suit + "M"
+        pick = next(((y, card) for y in range(4) if y != c for card in state.hands[y] if SUIT[card] == suit), None)
+        if pick is None:
+            continue
+        y, card = pick
+        real = mayor_state.deal_cards
+
+        def swapped(rng, dealer):
+            hands, reserve = real(rng, dealer)
+            hands = [list(h) for h in hands]
+            hands[c][hands[c].index(mayor)] = card
+            hands[y][hands[y].index(card)] = mayor
+            return hands, reserve
+
+        a = new_state(seed, mode)
+        monkeypatch.setattr(mayor_state, "deal_cards", swapped)
+        b = new_state(seed, mode)
+        monkeypatch.setattr(mayor_state, "deal_cards", real)
+        third = [s for s in range(4) if s not in (c, y)]
+        rng = random.Random(seed)
+        for step in range(400):
+            assert messages_to(a, third) == messages_to(b, third), f"seed {seed} step {step}"
+            seat = a.to_act()
+            la, lb = a.legal_actions(), b.legal_actions()
+            if seat in third:
+                assert la == lb and a.observe(seat) == b.observe(seat), f"seed {seed} step {step}"
+            if a.phase == "call":
+                choice = {"call": suit}
+            else:
+                avoid = {mayor, card}
+                if mode == "advanced":  # an advanced Casino's hit is public by rule (M-11)
+                    avoid |= {h for hand in a.hands + b.hands for h in hand}
+                common = [act for act in la if act in lb and act.get("play") not in (mayor, card)
+                          and act.get("name") not in avoid]
+                if not common:
+                    break
+                specials = [act for act in common if act.get("play") in SPECIALS]
+                choice = rng.choice(specials if specials and rng.random() < 0.5 else common)
+            a.apply(choice)
+            b.apply(choice)
+            assert not a.revealed and not b.revealed
+        assert a.ally is None and b.ally == y and a.team != b.team
+        runs += 1
+        if runs == 15:
+            break
+    assert runs == 15
