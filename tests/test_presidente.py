@@ -678,6 +678,16 @@ def test_resolve_accepts_a_play_in_any_order():
     assert state.resolve({"give": "5S"}) is None
 
 
+def test_resolve_a_pass_must_be_the_literal_true():
+    # {"pass": 1} compares equal to {"pass": True} in Python, but 1 is not JSON true (PROTOCOL.md)
+    state = position([FILLER, ["5S", "KH"], FILLER, FILLER], 1, [(0, ["5H"])])
+    assert state.resolve({"pass": True}) == {"pass": True}
+    for bad in ({"pass": 1}, {"pass": 1.0}, {"pass": "true"}, {"pass": True, "play": ["KH"]}):
+        assert state.resolve(bad) is None, bad
+        with pytest.raises(RulesError):
+            state.apply(bad)
+
+
 @pytest.mark.parametrize("variant", [{}, {"jokers": True}])
 def test_random_playouts_conserve_cards_and_always_offer_an_action(variant):
     deck = Counter(DECK_WITH_JOKERS if variant else DECK)

@@ -239,7 +239,9 @@ class PresidenteState(GameState):
         return legal
 
     def resolve(self, action: Any) -> Action | None:
-        """A legal action, accepting a play's cards in any order."""
+        """A legal action, accepting a play's cards in any order; a pass must be JSON true."""
+        if isinstance(action, dict) and "pass" in action and action["pass"] is not True:
+            return None  # {"pass": 1} equals {"pass": True} in Python, but 1 is not true
         if isinstance(action, dict) and isinstance(action.get("play"), list) and len(action) == 1:
             cards = action["play"]
             if all(isinstance(c, str) and c in HAND_KEY for c in cards):
@@ -250,7 +252,7 @@ class PresidenteState(GameState):
         return None
 
     def apply(self, action: Action) -> None:
-        if action not in self.legal_actions():
+        if "pass" in action and action["pass"] is not True or action not in self.legal_actions():
             raise RulesError(f"presidente: {action!r} is not legal for seat {self.turn}")
         seat = self.turn
         assert seat is not None
