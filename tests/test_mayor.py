@@ -1073,3 +1073,17 @@ def test_C_5_a_mayor_result_ranks_tied_seats_together():
         assert ranks == [expected[s] for s in scores], (seed, scores, ranks)
         seen.add(tuple(sorted(scores)))
     assert len(seen) >= 2
+
+
+def test_M_2_roles_do_not_move_with_the_town_hall():
+    # seat 1 takes T19 from the candidate by an advanced Casino: seat 0 stays the candidate
+    state = pos([["T19", "R1", "Y1"], ["CASINO", "R2", "YF"], ["GM", "R3", "Y3"], ["YD", "R4", "Y4"]],
+                mode="advanced", leader=1)
+    play(state, {"play": "CASINO", "name": "T19"})
+    assert "T19" in state.hands[1] and state.candidate == 0 and state.team == [0, 1, 0, 1]
+    assert state.observe(1)["role"] == "opposition" and state.observe(0)["role"] == "candidate"
+    play(state, "R3", "R4", "R2")  # seat 3 wins with R4
+    play(state, "Y4", "Y1", "YF", "Y3")  # seat 1 wins with YF
+    play(state, "T19", "GM", "YD", "R1")
+    end = [o.data for o in state.drain() if isinstance(o, Record)][0]
+    assert end["candidate"] == 0 and end["ally"] == 2
