@@ -1087,3 +1087,20 @@ def test_M_2_roles_do_not_move_with_the_town_hall():
     play(state, "T19", "GM", "YD", "R1")
     end = [o.data for o in state.drain() if isinstance(o, Record)][0]
     assert end["candidate"] == 0 and end["ally"] == 2
+
+
+def test_M_12_play_resumes_in_turn_order_from_the_thief_not_from_the_counter():
+    # the lone candidate leads the Thief; seat 1 passes, seat 2 counters with the Prison: play
+    # resumes with seat 1 (the next after the Thief still to play), then seat 3
+    hands = [["THIEF", "R1"], ["YP", "R2"], ["T1", "R3"], ["BP", "R4"]]
+    state = pos(hands, ally=None, revealed=True, piles=(["GM"], []))
+    play(state, "THIEF")
+    state.apply({"pass": True})
+    assert state.to_act() == 2
+    state.apply({"play": "T1"})
+    assert state.phase == "play" and state.to_act() == 1
+    play(state, "R2")
+    assert state.to_act() == 3
+    play(state, "R4")
+    trick = events(state, "trick")[0].data
+    assert trick["seats"] == [0, 2, 1, 3] and trick["winner"] == 2 and state.to_act() == 2
