@@ -88,10 +88,11 @@ def make_players(
                 rng = random.Random(f"{seed}/{i}/{seat.spec}")
                 players.append(StrategyPlayer(entry.factory(game.name, i, config, rng)))
             else:
+                from referee.limits import subprocess_options
                 from referee.subprocess_bot import SubprocessPlayer
 
                 log_path = log_dir / f"{log_stem}.seat{i}.log" if log_dir is not None else None
-                kwargs: dict[str, Any] = {"start_ms": limits.start_ms, "max_line_bytes": limits.max_line_bytes}
+                kwargs: dict[str, Any] = subprocess_options(limits)  # limits, grace, sandbox
                 if commands is not None and commands[i]:
                     kwargs.update(commands[i])
                 if protocol_log is not None:

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from referee import PROTOCOL_VERSION, __version__
 from referee.game import Event, Game, GameState, Record
+from referee.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
 from referee.players import Fault, Hello, Player, Reply
 from referee.ranking import competition_ranks
 from referee.replay import ReplayWriter
@@ -26,10 +27,23 @@ class Limits:
     max_faults: int = 1
     fallback: str = "first"  # "first" legal action, or a seeded "random" one
     max_line_bytes: int = 65536
+    # Hostile bots (docs/security.md): waited past each deadline; a seat's total thinking time
+    # per match (0: no budget); OS limits per bot process (0: none); "none" or "bwrap".
+    grace_ms: int = GRACE_MS
+    total_ms: int = 0
+    cpu_s: int = CPU_S
+    memory_mb: int = MEMORY_MB
+    fsize_mb: int = FSIZE_MB
+    nofile: int = NOFILE
+    nproc: int = NPROC
+    sandbox: str = "none"
 
     def wire(self) -> dict[str, int]:
         """The limits as told to bots in `hello`."""
-        return {"move_ms": self.move_ms, "start_ms": self.start_ms, "max_line_bytes": self.max_line_bytes}
+        wire = {"move_ms": self.move_ms, "start_ms": self.start_ms, "max_line_bytes": self.max_line_bytes}
+        if self.total_ms:
+            wire["total_ms"] = self.total_ms
+        return wire
 
 
 @dataclass(frozen=True)
@@ -140,6 +154,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
     fallback_rng = random.Random(f"fallback/{seed}")
     names = [s.name for s in seats]
     move_ms = [s.move_ms or limits.move_ms for s in seats]
+    left_ms = [float(limits.total_ms)] * n  # each seat's total time budget left (total_ms > 0)
     on_record = getattr(monitor, "record", None)
     on_applying = getattr(monitor, "applying", None)
     decisions = 0
@@ -192,15 +207,20 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
             ms = 0.0
             if seat in disqualified:
                 action = _fallback(legal, limits, fallback_rng)
+            elif limits.total_ms and left_ms[seat] < 1:
+                move_fault = Fault("timeout", f"total time budget of {limits.total_ms} ms used up")
+                fault(seat, state.deal, move_fault)
+                action = _fallback(legal, limits, fallback_rng)
             else:
                 obs = state.observe(seat)
                 act_id += 1
-                time_ms = move_ms[seat]
+                time_ms = move_ms[seat] if not limits.total_ms else min(move_ms[seat], int(left_ms[seat]))
                 if monitor is not None:
                     monitor.sent(seat, {"type": "act", "id": act_id, "obs": obs, "legal": legal,
                                         "time_ms": time_ms}, state)
                 reply = players[seat].act(act_id, obs, legal, time_ms)
                 ms = reply.ms
+                left_ms[seat] -= ms
                 action, move_fault = _resolve(state, legal, reply)
                 if move_fault is not None:
                     fault(seat, state.deal, move_fault)

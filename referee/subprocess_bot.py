@@ -18,16 +18,34 @@ Cases the protocol leaves open, settled here:
   without `end`) has its process group killed at once.
 - A bot that leaves more than `max_pending_bytes` of events unread is given up: every later `act`
   returns at once a `timeout` fault ("stopped reading its stdin").
-- A descendant that leaves the bot's session (`setsid`) escapes `killpg`; `close` then stops
-  reading stderr after about a second instead of waiting for EOF.
+- A descendant that leaves the bot's session (`setsid`) escapes `killpg`; `close` finds it all
+  the same (below) and stops reading stderr after about a second instead of waiting for EOF.
+
+Hostile bots (docs/security.md):
+- Every wait is `time_ms` (or `start_ms`) plus `grace_ms`, so transport jitter is not a fault;
+  the bot is told `time_ms` only.
+- The bot runs under resource limits (CPU seconds, address space, file size, open files, no core
+  dumps) set by a wrapper command (`referee.limits`), never by a `preexec_fn`; optionally inside
+  the bubblewrap sandbox (`referee.sandbox`).
+- Every process of the bot carries `REFEREE_BOT_ID=<unique id>` in its environment. At `close`
+  the referee freezes (SIGSTOP) and then kills (SIGKILL) every live process that is in the bot's
+  process group or session, descends from it, or carries its id, repeating the scan until no new
+  one appears (a forking bot cannot outrun it). A descendant that both leaves the session and
+  drops the variable escapes this in plain mode; in the sandbox its PID namespace dies with it.
+- Conduct that is no protocol fault is noted in `conduct` (and in the log): processes still
+  running after `end` and its grace period, stderr beyond the log cap. `referee validate`
+  reports them; a match is not affected.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import secrets
 import select
 import selectors
+import shutil
 import signal
 import subprocess
 import threading
@@ -37,7 +55,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from referee import sandbox as _sandbox
 from referee.game import Action
+from referee.limits import GRACE_MS, ResourceLimits, wrapper
 from referee.players import RAW_CAP, Fault, Hello, Player, Reply
 
 STDERR_TAIL_BYTES = 2048  # stderr kept for fault records
@@ -45,6 +65,9 @@ READ_CHUNK = 65536  # bytes per os.read of the bot's stdout or stderr
 NAME_CAP = 100  # characters kept of the name, version and author a bot announces
 MAX_PENDING_BYTES = 16 << 20  # unsent bytes (events) buffered for a bot before it is given up
 TRUNCATED_LINE = b"[stderr truncated]\n"
+BOT_ID_VAR = "REFEREE_BOT_ID"  # the marker every process of a bot inherits
+_DEFAULT = ResourceLimits()
+_ids = itertools.count(1)
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -83,6 +106,7 @@ class _StderrDrain:
 
     def __init__(self, pipe: Any, log: Any, cap: int, name: str) -> None:
         self.tail = b""  # replaced, never mutated: reading it from another thread is safe
+        self.total = 0  # bytes read in all
         self._pipe = pipe
         self._log = log
         self._room = max(0, cap)
@@ -104,6 +128,7 @@ class _StderrDrain:
                 if not data:
                     break
                 self.tail = (self.tail + data)[-STDERR_TAIL_BYTES:]
+                self.total += len(data)
                 self._log_chunk(data)
         except (OSError, ValueError):
             pass
@@ -122,6 +147,7 @@ class _StderrDrain:
                 if kept:
                     self._last = kept[-1:]
                 log.write(kept + (b"" if self._last == b"\n" else b"\n") + TRUNCATED_LINE)
+                self._last = b"\n"
                 self._room = -1  # truncated: drain the rest to nowhere
             log.flush()
         except (OSError, ValueError):
@@ -135,8 +161,9 @@ class _StderrDrain:
         """Give the thread up to `timeout` seconds to read what a just-exited bot left."""
         self._thread.join(timeout)
 
-    def finish(self) -> None:
-        """Wait for EOF (briefly), stop the thread, close the pipe and the log; never raises."""
+    def finish(self, notes: Callable[[int], list[str]] | None = None) -> None:
+        """Wait for EOF (briefly), stop the thread, append the referee's notes (`notes(bytes read)`)
+        to the log, close the pipe and the log; never raises."""
         try:
             self._thread.join(1.0)
             if self._thread.is_alive():
@@ -144,7 +171,12 @@ class _StderrDrain:
                 self._thread.join(1.0)
             if not self._thread.is_alive():
                 self._pipe.close()
+                if self._log is not None or notes is not None:
+                    notes = notes(self.total) if notes is not None else []
                 if self._log is not None:
+                    if notes:
+                        lead = b"" if self._last == b"\n" else b"\n"
+                        self._log.write(lead + "".join(f"[referee] {n}\n" for n in notes).encode())
                     self._log.close()
         except Exception:
             pass
@@ -168,6 +200,10 @@ class SubprocessPlayer(Player):
         end_grace_ms: int = 2000,
         max_pending_bytes: int = MAX_PENDING_BYTES,
         transcript: Callable[[str, bytes], None] | None = None,
+        grace_ms: int = GRACE_MS,
+        resources: ResourceLimits | None = _DEFAULT,
+        sandbox: str = "none",
+        hide: Sequence[str | Path] | None = None,
     ) -> None:
         self.argv = [os.fspath(a) for a in argv]
         self.log_path = Path(log_path) if log_path is not None else None
@@ -180,6 +216,23 @@ class SubprocessPlayer(Player):
         self.max_pending_bytes = max_pending_bytes
         #: called with ("send", line) for every line written and ("recv", line) for every line read
         self.transcript = transcript
+        self.grace_ms = grace_ms
+        #: the OS limits of every process of the bot (None: the referee's own)
+        self.resources = resources
+        _sandbox.check(sandbox)
+        #: "none" or "bwrap" (asked for); `sandboxed` tells whether the bot really runs in it
+        self.sandbox = sandbox
+        self.sandboxed = False
+        #: directories the sandboxed bot may not see (default: the directory of its log, where
+        #: the replay and the other seats' logs are written)
+        self.hide = list(hide) if hide is not None else ([self.log_path.parent] if self.log_path else [])
+        #: the value of REFEREE_BOT_ID in every process of this bot
+        self.bot_id = f"{os.getpid()}-{next(_ids)}-{secrets.token_hex(4)}"
+        self.scratch: Path | None = None
+        #: counters of what the bot sent: lines, blank lines, replies to old ids, late readys
+        self.stats = {"lines": 0, "blank": 0, "stale": 0, "late_ready": 0}
+        #: (kind, detail) of misconduct that is no protocol fault: "stray-process", "stderr-flood"
+        self.conduct: list[tuple[str, str]] = []
         #: what the bot announced in `ready` (None until then)
         self.name: str | None = None
         self.version: str | None = None
@@ -203,6 +256,7 @@ class SubprocessPlayer(Player):
         self._end_deadline: float | None = None
         self._ended = False
         self._closed = False
+        self._since = 0  # the bot's start time (clock ticks after boot): its processes are younger
 
     # -- Player interface --------------------------------------------------------------------
 
@@ -224,14 +278,15 @@ class SubprocessPlayer(Player):
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             log = open(self.log_path, "wb")
         try:
+            argv, env = self._command()
             proc = subprocess.Popen(
-                self.argv,
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
                 cwd=self.cwd,
-                env=self.env,
+                env=env,
                 close_fds=True,
                 start_new_session=True,  # own session and process group: killpg reaches every child
             )
@@ -240,8 +295,10 @@ class SubprocessPlayer(Player):
             if log is not None:
                 log.write(f"[referee] {self._dead.detail}\n".encode())
                 log.close()
+            self._drop_scratch()
             return self._dead
         self._proc = proc
+        self._since = _start_ticks(proc.pid) or 0
         try:
             self._stderr = _StderrDrain(proc.stderr, log, self.stderr_cap, f"referee-stderr-{proc.pid}")
             assert proc.stdin is not None and proc.stdout is not None
@@ -253,13 +310,15 @@ class SubprocessPlayer(Player):
             self._sel.register(self._out_fd, selectors.EVENT_READ)
             started = time.perf_counter()
             self._send(self._line(hello.message()))
-            result = self._exchange(started + self.start_ms / 1000.0, self._on_ready)
+            result = self._exchange(started + (self.start_ms + self.grace_ms) / 1000.0, self._on_ready)
         except BaseException:
             self.close()
             raise
         if result is _OK:
             return None
         if result is None:
+            if self._stdout_closed_in_sandbox():
+                return self._crash("closed its stdout")
             return self._fault("timeout", f"no ready within {self.start_ms} ms of hello", self._buf)
         return result
 
@@ -289,11 +348,13 @@ class SubprocessPlayer(Player):
         self._send(self._line({"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms}))
         self._want_id = id
         self._t0 = started = time.perf_counter()
-        result = self._exchange(started + time_ms / 1000.0, self._on_reply)
+        result = self._exchange(started + (time_ms + self.grace_ms) / 1000.0, self._on_reply)
         if type(result) is Reply:
             return result
         ms = (time.perf_counter() - started) * 1000.0
         if result is None:
+            if self._stdout_closed_in_sandbox():
+                return Reply(fault=self._crash("closed its stdout"), ms=ms)
             # raw: whatever partial line the bot left unterminated (a forgotten newline shows here)
             return Reply(fault=self._fault("timeout", f"no reply within {time_ms} ms", self._buf), ms=ms)
         return Reply(fault=result, ms=ms)
@@ -322,6 +383,13 @@ class SubprocessPlayer(Player):
                 if self._end_deadline is not None:
                     # Only a bot told `end` is owed the grace period; a disqualified one is not.
                     self._wait_exit(self._end_deadline)
+                    live = _family(proc.pid, self.bot_id, self._since)
+                    if live:
+                        self.conduct.append(("stray-process", f"{len(live)} process{'es' if len(live) > 1 else ''} "
+                                             f"still running {self.end_grace_ms} ms after end (killed)"))
+                # Before the bot dies its children are found by descent too. Its pid stays a zombie
+                # until proc.wait, so neither it nor its group id can be reused meanwhile.
+                _kill_family(proc.pid, self.bot_id, self._since)
                 try:
                     os.killpg(proc.pid, signal.SIGKILL)  # the whole group, also after a clean exit
                 except OSError:
@@ -339,10 +407,81 @@ class SubprocessPlayer(Player):
             except Exception:
                 pass
             if self._stderr is not None:
-                self._stderr.finish()
+                self._stderr.finish(self._notes)
+            self._drop_scratch()
             self._out.clear()
             self._buf.clear()
             self._lines.clear()
+
+    # -- the process -----------------------------------------------------------------------------
+
+    def _command(self) -> tuple[list[str], dict[str, str]]:
+        """The full command line (limits wrapper, sandbox) and the environment to start it with."""
+        if not self.argv:
+            raise IndexError("empty command")
+        env = dict(self.env if self.env is not None else os.environ)
+        env[BOT_ID_VAR] = self.bot_id
+        program = self.argv[0]
+        if os.sep in program:
+            found = os.path.join(self.cwd, program) if self.cwd is not None else program
+            if not (os.path.isfile(found) and os.access(found, os.X_OK)):
+                raise FileNotFoundError(f"{program} does not exist or is not executable")
+        else:
+            # Searched on the bot's PATH, with the bot's working directory for relative entries.
+            if shutil.which(program, path=_abs_path(env.get("PATH", os.defpath), self.cwd)) is None:
+                raise FileNotFoundError(f"{program} is not on PATH")
+        argv = wrapper(self.resources) + self.argv
+        if self.sandbox == "bwrap" and _sandbox.available():
+            self.scratch = _sandbox.new_scratch()
+            inner = _sandbox.bot_env(self.env, self.scratch)
+            inner[BOT_ID_VAR] = self.bot_id
+            argv = _sandbox.wrap(argv, self.cwd, inner, self.scratch, self.hide)
+            self.sandboxed = True
+        return argv, env
+
+    def _stdout_closed_in_sandbox(self) -> bool:
+        """Whether a sandboxed bot closed its stdout yet lives on (asked only at a timeout).
+
+        bwrap's own two processes keep the pipe open, so no EOF tells it: no process of the bot
+        other than them still holds the pipe's write end.
+        """
+        if not self.sandboxed or self._proc is None:
+            return False
+        try:
+            pipe = f"pipe:[{os.fstat(self._out_fd).st_ino}]"
+        except OSError:
+            return False
+        root = self._proc.pid
+        family = _family(root, self.bot_id, self._since)
+        if not family:
+            return False
+        for pid in family:
+            st = _stat(pid)
+            if st is None or pid == root or (st[0] == root and _comm(pid) == "bwrap"):
+                continue  # bwrap itself, outside and as the sandbox's init
+            try:
+                fds = os.listdir(f"/proc/{pid}/fd")
+            except OSError:
+                return False  # cannot tell: no verdict
+            for fd in fds:
+                try:
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == pipe:
+                        return False
+                except OSError:
+                    continue
+        return True
+
+    def _notes(self, stderr_bytes: int) -> list[str]:
+        """The conduct notes for the log, once stderr is read to its end."""
+        if stderr_bytes > self.stderr_cap:
+            self.conduct.append(("stderr-flood", f"wrote {stderr_bytes} bytes to stderr, over the "
+                                 f"{self.stderr_cap}-byte log cap"))
+        # The log already ends in "[stderr truncated]": only the other notes go there.
+        return [detail for kind, detail in self.conduct if kind != "stderr-flood"]
+
+    def _drop_scratch(self) -> None:
+        if self.scratch is not None:
+            _sandbox.remove_scratch(self.scratch)
 
     # -- wire I/O ------------------------------------------------------------------------------
 
@@ -469,6 +608,7 @@ class SubprocessPlayer(Player):
             return None, self._fault("invalid", f"line too long (over {self.max_line_bytes} bytes)", item.head)
         if self.transcript is not None:
             self.transcript("recv", item + b"\n")
+        self.stats["lines"] += 1
         try:
             text = item.decode("utf-8")
         except UnicodeDecodeError:
@@ -477,8 +617,11 @@ class SubprocessPlayer(Player):
             message = _loads(text)
         except ValueError:
             if not text.strip():
+                self.stats["blank"] += 1
                 return None, None  # a stray empty line (print()) is tolerated
             return None, self._fault("invalid", "line is not JSON", text)
+        except RecursionError:  # "[[[[...": deeper than the parser's recursion limit
+            return None, self._fault("invalid", "line is not JSON (nested too deeply)", text)
         if type(message) is not dict:
             return None, self._fault("invalid", "line is not a JSON object", text)
         return message, None
@@ -508,6 +651,7 @@ class SubprocessPlayer(Player):
         kind = message.get("type")
         if kind != "action":
             if kind == "ready" and not self._ready:
+                self.stats["late_ready"] += 1
                 return None  # a late answer to hello (the start timed out): nothing to score
             return self._fault("invalid", f"expected an action reply, got type {kind!r}", item)
         rid = message.get("id")
@@ -515,6 +659,7 @@ class SubprocessPlayer(Player):
             return self._fault("invalid", "the reply's id is not an integer", item)
         if rid != self._want_id:
             if rid < self._want_id:
+                self.stats["stale"] += 1
                 return None  # a reply to an old id is discarded (PROTOCOL.md)
             return self._fault("invalid", f"reply to id {rid}, which was not asked yet", item)
         action = message.get("action")
@@ -554,7 +699,7 @@ class SubprocessPlayer(Player):
         deadline = time.perf_counter() + wait
         while True:
             if proc.returncode is not None:
-                return _describe(proc.returncode)
+                return _describe(proc.returncode, self.sandboxed)
             try:
                 # WNOWAIT leaves the zombie in place, so the pid (= process group id) cannot be
                 # reused before close() kills the group.
@@ -563,7 +708,7 @@ class SubprocessPlayer(Player):
                 return None
             if info is not None:
                 if info.si_code == os.CLD_EXITED:
-                    return _describe(info.si_status)
+                    return _describe(info.si_status, self.sandboxed)
                 return _describe(-info.si_status)
             if time.perf_counter() >= deadline:
                 return None
@@ -589,8 +734,10 @@ class SubprocessPlayer(Player):
             pass
 
 
-def _describe(returncode: int) -> str:
+def _describe(returncode: int, sandboxed: bool = False) -> str:
     """An exit status in words: "exited with code 3", "killed by signal SIGKILL"."""
+    if sandboxed and 128 < returncode < 128 + 65:
+        returncode = 128 - returncode  # bwrap exits 128+N for a bot killed by signal N
     if returncode >= 0:
         return f"exited with code {returncode}"
     try:
@@ -598,3 +745,115 @@ def _describe(returncode: int) -> str:
     except ValueError:
         name = str(-returncode)
     return f"killed by signal {name}"
+
+
+# -- a bot's processes, found through /proc ------------------------------------------------------
+
+
+def _abs_path(path: str, cwd: str | Path | None) -> str:
+    """PATH with relative entries made absolute against `cwd` (where the bot will run)."""
+    if cwd is None:
+        return path
+    return os.pathsep.join(p if os.path.isabs(p) else os.path.join(cwd, p) for p in path.split(os.pathsep))
+
+
+def _stat(pid: int | str) -> tuple[int, int, int, str, int] | None:
+    """(ppid, pgid, sid, state, start ticks) of a process, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    fields = data[data.rindex(b")") + 2 :].split()
+    return int(fields[1]), int(fields[2]), int(fields[3]), fields[0].decode(), int(fields[19])
+
+
+def _comm(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def _start_ticks(pid: int) -> int | None:
+    st = _stat(pid)
+    return st[4] if st is not None else None
+
+
+def _family(root: int, bot_id: str, since: int) -> dict[int, int]:
+    """Every live process of a bot: {pid: start ticks}.
+
+    A process belongs to the bot if it is in the bot's process group or session, descends from
+    the bot's process or from another of its processes, or carries REFEREE_BOT_ID=<bot_id> in its
+    environment. Only processes started no earlier than the bot are looked at.
+    """
+    marker = f"{BOT_ID_VAR}={bot_id}".encode()
+    procs: dict[int, tuple[int, int, int, str, int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return {}
+    me = os.getpid()
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        st = _stat(entry)
+        if st is not None and st[4] >= since and int(entry) != me:
+            procs[int(entry)] = st
+    members = set()
+    for pid, (ppid, pgid, sid, state, start) in procs.items():
+        if pid == root or pgid == root or sid == root:
+            members.add(pid)
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:
+            continue
+        if marker + b"\0" in environ or environ.endswith(marker):
+            members.add(pid)
+    children: dict[int, list[int]] = {}
+    for pid, st in procs.items():
+        children.setdefault(st[0], []).append(pid)
+    todo = list(members)
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in members:
+                members.add(child)
+                todo.append(child)
+    return {pid: procs[pid][4] for pid in members if procs[pid][3] not in ("Z", "X")}
+
+
+def _signal(pid: int, start: int, sig: int) -> None:
+    """Send `sig` to `pid` only if it is still the process that started at `start` (pidfd: no reuse race)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        fd = None
+    try:
+        if _start_ticks(pid) != start:
+            return
+        if fd is not None:
+            signal.pidfd_send_signal(fd, sig)
+        else:
+            os.kill(pid, sig)
+    except OSError:
+        pass
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _kill_family(root: int, bot_id: str, since: int) -> None:
+    """Freeze every process of the bot until a scan finds no new one, then kill them all."""
+    frozen: dict[int, int] = {}
+    for _ in range(50):
+        new = {pid: start for pid, start in _family(root, bot_id, since).items() if pid not in frozen}
+        if not new:
+            break
+        for pid, start in new.items():
+            _signal(pid, start, signal.SIGSTOP)
+        frozen.update(new)
+    for pid, start in frozen.items():
+        _signal(pid, start, signal.SIGKILL)
