@@ -179,6 +179,10 @@ def play(
         Optional[Path], typer.Option(help="Write every line exchanged with the external bots to this file "
                                      "('<seat> > line' sent, '<seat> < line' received).")
     ] = None,
+    sandbox: Annotated[
+        str, typer.Option(metavar="none|bwrap", help="Run external bots in the bubblewrap sandbox (no network, "
+                          "read-only filesystem, own PID namespace; see docs/security.md).")
+    ] = "none",
 ) -> None:
     """Play one match and print the result; writes the replay and the bots' stderr logs."""
     from referee.config import parse_assignments, resolve_config
@@ -195,7 +199,9 @@ def play(
         seats = seat_names(player, registry)
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
-        limits = Limits(move_ms=move_ms, start_ms=start_ms, max_faults=max_faults)
+        if sandbox not in ("none", "bwrap"):
+            raise UsageError(f"--sandbox must be none or bwrap, got {sandbox!r}")
+        limits = Limits(move_ms=move_ms, start_ms=start_ms, max_faults=max_faults, sandbox=sandbox)
         mid = match_id(g.name, config, seed, [s.spec for s in seats])
         replay = out if out is not None else Path("matches") / f"{mid}.jsonl"
         if replay.exists() and replay.is_dir():
