@@ -3,6 +3,10 @@
 The driver alone writes the journal (`journal.jsonl` in the output dir): a first line naming the
 tournament and a fingerprint of its schedule, then one JSON line per finished match, flushed and
 fsynced, so a killed run loses only the matches in flight. `--resume` skips what the journal holds.
+
+Where matches run is the executor seam's business (referee/executors.py): one task = one match,
+played by `play` (local worker processes) or `play_task` (Dask workers, possibly on other
+machines), which returns the journal record; the driver appends each schedule index only once.
 """
 
 from __future__ import annotations
@@ -10,15 +14,19 @@ from __future__ import annotations
 import concurrent.futures as cf
 import hashlib
 import json
-import multiprocessing
 import os
+import shutil
 import signal
+import subprocess
+import tempfile
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from referee import executors
 from referee.errors import UsageError
 from referee.runner import Limits, Seat
 from referee.tournament_config import Entrant, MatchSpec, TournamentConfig
@@ -35,6 +43,8 @@ def fingerprint(matches: list[MatchSpec]) -> str:
 # -- worker side -------------------------------------------------------------------------------
 
 _registry = None
+_registries: dict[str | None, Any] = {}  # per plugins dir, in a dask worker (several threads)
+_registry_lock = threading.Lock()
 
 
 class _Terminated(BaseException):
@@ -54,16 +64,80 @@ def _worker_init(plugins_dir: str | None) -> None:
     _registry = load_registry(plugins_dir)
 
 
-def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str) -> dict[str, Any]:
-    """Play one scheduled match (in a worker) and return its journal record."""
+def _registry_for(plugins_dir: str | None):
+    """The plugin registry of this worker: loaded once per process (and plugins dir)."""
+    if _registry is not None:
+        return _registry
+    with _registry_lock:
+        if plugins_dir not in _registries:
+            from referee.plugins import load_registry
+
+            _registries[plugins_dir] = load_registry(plugins_dir)
+        return _registries[plugins_dir]
+
+
+_GUARD: list[str] | None = None
+
+
+def _guard_prefix() -> list[str]:
+    """`setpriv --pdeathsig KILL --` if this machine has a setpriv that takes it, else [].
+
+    A bot run under it is SIGKILLed by the kernel when the worker thread that started it dies,
+    even if the worker is SIGKILLed and no cleanup of ours runs (util-linux >= 2.33).
+    """
+    global _GUARD
+    if _GUARD is None:
+        prefix: list[str] = []
+        setpriv = shutil.which("setpriv")
+        if setpriv is not None:
+            try:
+                ok = subprocess.run([setpriv, "--pdeathsig", "KILL", "--", "true"], stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5).returncode == 0
+            except (OSError, subprocess.SubprocessError):
+                ok = False
+            if ok:
+                prefix = [setpriv, "--pdeathsig", "KILL", "--"]
+        _GUARD = prefix
+    return _GUARD
+
+
+def _resolves(argv: list[str], cwd: Any, env: Any) -> bool:
+    """Whether the bot's program can be started (else it is left unguarded, to fail as usual)."""
+    if not argv:
+        return False
+    program = argv[0]
+    if os.sep in program:
+        path = program if os.path.isabs(program) or cwd is None else os.path.join(cwd, program)
+        return os.path.isfile(path) and os.access(path, os.X_OK)
+    entries = (env if env is not None else os.environ).get("PATH", os.defpath).split(os.pathsep)
+    if cwd is not None:  # relative PATH entries are relative to where the bot runs
+        entries = [d if os.path.isabs(d) else os.path.join(cwd, d) for d in entries]
+    return shutil.which(program, path=os.pathsep.join(entries)) is not None
+
+
+def _guard(players: list[Any]) -> None:
+    """Prefix every subprocess bot's command with the parent-death guard (before it starts)."""
+    from referee.subprocess_bot import SubprocessPlayer
+
+    prefix = _guard_prefix()
+    if not prefix:
+        return
+    for p in players:
+        if isinstance(p, SubprocessPlayer) and _resolves(p.argv, p.cwd, p.env):
+            p.argv = prefix + p.argv
+
+
+def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
+         plugins_dir: str | None = None, guard: bool = False) -> dict[str, Any]:
+    """Play one scheduled match (in a worker) and return its journal record.
+
+    With `guard`, each bot runs under a parent-death guard (`setpriv --pdeathsig KILL`), so it
+    dies with the worker even when the worker is killed without any cleanup.
+    """
     from referee.match import make_players
     from referee.runner import run_match
 
-    registry = _registry
-    if registry is None:  # called outside a pool (tests, concurrency in-process)
-        from referee.plugins import load_registry
-
-        registry = load_registry()
+    registry = _registry_for(plugins_dir)
     game = registry.games[spec.game]
     chosen = [entrants[name] for name in spec.seats]
     seats = [Seat(e.name, "strategy" if e.strategy else "command", e.spec, e.move_ms) for e in chosen]
@@ -76,6 +150,8 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     started = time.perf_counter()
     wall = time.monotonic()
     players = make_players(game, spec.config, spec.seed, seats, registry, limits, replay_dir, spec.key, commands)
+    if guard:
+        _guard(players)
     result = run_match(game, spec.config, spec.seed, seats, players, limits, replay=replay_dir / f"{spec.key}.jsonl")
     res = result.result
     return {
@@ -97,6 +173,29 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
         "ended": time.monotonic(),
         "replay": f"replays/{spec.key}.jsonl",
     }
+
+
+FILES = "files"  # the key of a task's returned files; never journaled
+
+
+def play_task(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
+              plugins_dir: str | None, shared_out: bool) -> dict[str, Any]:
+    """One match as a task on a (dask) worker that may be another machine or die mid-match.
+
+    The bots are guarded (they die with the worker). With `shared_out` the worker writes the
+    replay and bot logs into the output directory itself; otherwise it plays into a temporary
+    directory and returns them with the record, under FILES ({"replays/<name>": bytes}), for
+    the driver to write.
+    """
+    if shared_out:
+        return play(spec, entrants, limits, out_dir, plugins_dir, guard=True)
+    with tempfile.TemporaryDirectory(prefix="referee-match-") as tmp:
+        record = play(spec, entrants, limits, tmp, plugins_dir, guard=True)
+        replays = Path(tmp) / "replays"
+        files = {f"replays/{p.name}": p.read_bytes() for p in sorted(replays.iterdir()) if p.is_file()} \
+            if replays.is_dir() else {}
+    record[FILES] = files
+    return record
 
 
 # -- driver side -------------------------------------------------------------------------------
@@ -160,45 +259,65 @@ def run(
     resume: bool = False,
     plugins_dir: str | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
+    on_start: Callable[[executors.Backend], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Play every match not yet journaled; returns every record (old and new) in schedule order."""
+    """Play every match not yet journaled; returns every record (old and new) in schedule order.
+
+    The matches run on `config.executor` (see referee/executors.py); `on_start` is told which
+    backend once it is up.
+    """
     todo, records, head = prepare(config, resume)
+    executors.require(config.executor)
     config.out.mkdir(parents=True, exist_ok=True)
     journal = Journal(config.out / JOURNAL, head)
     limits = Limits(move_ms=config.move_ms, start_ms=config.start_ms, max_faults=config.max_faults)
+    journaled = {r["index"] for r in records}
+    out = config.out.resolve()
+    # Absolute working directories: a worker may run in another directory, or on another machine
+    # where the same paths hold the same bots.
+    entrants = {name: replace(e, cwd=os.path.abspath(e.cwd)) if e.cwd else e for name, e in config.entrants.items()}
     try:
         if todo:
-            ctx = multiprocessing.get_context("forkserver")
-            pool = cf.ProcessPoolExecutor(max_workers=min(config.concurrency, len(todo)), mp_context=ctx,
-                                          initializer=_worker_init, initargs=(plugins_dir,))
-            try:
-                pending = {pool.submit(play, spec, config.entrants, limits, str(config.out)) for spec in todo}
+            with executors.open_backend(config.executor, min(config.concurrency, len(todo)),
+                                        scheduler=config.scheduler, shared_out=config.shared_out,
+                                        initializer=_worker_init, initargs=(plugins_dir,)) as backend:
+                if on_start is not None:
+                    on_start(backend)
+                if backend.kind == "local":
+                    pending = {backend.submit(play, spec, entrants, limits, str(out), name=spec.key): spec
+                               for spec in todo}
+                else:
+                    plugins = os.path.abspath(plugins_dir) if plugins_dir else None
+                    pending = {backend.submit(play_task, spec, entrants, limits, str(out), plugins,
+                                              backend.shared_out, name=spec.key): spec for spec in todo}
                 for future in cf.as_completed(pending):
-                    record = future.result()
+                    spec = pending.pop(future)  # drop our reference: the result may hold a replay
+                    try:
+                        record = future.result()
+                    except Exception as exc:
+                        err = backend.failure(exc, spec.key)
+                        if err is exc:
+                            raise
+                        raise err from exc
+                    files = record.pop(FILES, None)
+                    if record["index"] in journaled:
+                        continue  # a match is journaled once, whatever ran it twice
+                    if files:
+                        _write_files(out, files)
                     journal.append(record)
+                    journaled.add(record["index"])
                     records.append(record)
                     if on_result is not None:
                         on_result(record)
-            except BaseException:
-                _stop(pool)
-                raise
-            pool.shutdown(wait=True)
     finally:
         journal.close()
     return sorted(records, key=lambda r: r["index"])
 
 
-def _stop(pool: cf.ProcessPoolExecutor) -> None:
-    """Stop every worker so that each kills its own bots (SIGTERM runs their cleanup)."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in processes:
-        try:
-            proc.terminate()
-        except (OSError, ValueError):
-            pass
-    for proc in processes:
-        proc.join(timeout=5)
-        if proc.is_alive():
-            proc.kill()
-            proc.join(timeout=1)
+def _write_files(out: Path, files: dict[str, bytes]) -> None:
+    """Write a remote match's replay and bot logs under out/replays/ (before its journal line)."""
+    replays = out / "replays"
+    replays.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        target = replays / Path(name).name  # only a plain file name under replays/
+        target.write_bytes(data)

@@ -15,6 +15,7 @@ from typing import Any
 
 from referee.config import resolve_config
 from referee.errors import ConfigError, UsageError
+from referee.executors import EXECUTORS
 from referee.plugins import Registry
 
 SCHEDULES = ("round-robin", "gauntlet")
@@ -79,6 +80,9 @@ class TournamentConfig:
     max_faults: int
     concurrency: int
     out: Path
+    executor: str = "local"  # where matches run: "local" or "dask" (referee/executors.py)
+    scheduler: str | None = None  # the dask scheduler's address; None: a LocalCluster
+    shared_out: bool = False  # dask workers see `out` (shared storage) and write replays there
 
     def matches(self) -> list[MatchSpec]:
         """Every match of the tournament, in a fixed order (the order standings are computed in)."""
@@ -138,8 +142,15 @@ def _type_name(kind) -> str:
 
 
 def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.PathLike | None = None,
-                    concurrency: int | None = None) -> TournamentConfig:
-    """Read and check a tournament file; raises ConfigError naming the key at fault."""
+                    concurrency: int | None = None, executor: str | None = None, scheduler: str | None = None,
+                    shared_out: bool | None = None) -> TournamentConfig:
+    """Read and check a tournament file; raises ConfigError naming the key at fault.
+
+    `out`, `concurrency`, `executor`, `scheduler` and `shared_out` override the file's keys
+    (command-line options). The executor is `executor`, else the file's, else "dask" when a
+    scheduler is given (here or in the file), else "local". The dask scheduler's address is
+    `scheduler`, else $DASK_SCHEDULER_ADDRESS, else the file's; none starts a LocalCluster.
+    """
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -151,7 +162,7 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     r = _Reader(path)
     known_top = {"name", "seed", "limits", "concurrency", "out", "entrants", "games",
-                 "schedule", "seeds", "duplicate", "focus"}
+                 "schedule", "seeds", "duplicate", "focus", "executor", "scheduler", "shared_out"}
     for key in data:
         if key not in known_top:
             raise r.fail(key, f"one of the keys {', '.join(sorted(known_top))} (unknown key)")
@@ -171,6 +182,7 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
     if concurrency == 0:
         concurrency = os.cpu_count() or 1
     out_dir = Path(out) if out is not None else Path(r.get(data, "out", "", str, default=f"matches/{path.stem}"))
+    executor, scheduler, shared_out = _executor(r, data, executor, scheduler, shared_out)
 
     entrants = _entrants(r, data, registry)
     default_schedule = r.get(data, "schedule", "", str, default="round-robin")
@@ -234,7 +246,32 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
                          players)
         games.append(GameEntry(game_name, config, players, schedule, focus, seeds, duplicate, names))
     return TournamentConfig(path, name, seed, tuple(games), entrants, move_ms, start_ms, max_faults,
-                            concurrency, out_dir)
+                            concurrency, out_dir, executor, scheduler, shared_out)
+
+
+
+def _executor(r: _Reader, data: dict, executor: str | None, scheduler: str | None,
+              shared_out: bool | None) -> tuple[str, str | None, bool]:
+    """The executor, the dask scheduler address (or None) and shared_out, overrides first."""
+    file_executor = r.get(data, "executor", "", str, default=None, expected=" or ".join(map(repr, EXECUTORS)))
+    if file_executor is not None and file_executor not in EXECUTORS:
+        raise r.fail("executor", " or ".join(map(repr, EXECUTORS)), file_executor)
+    file_scheduler = r.get(data, "scheduler", "", str, default=None, expected="a dask scheduler address")
+    if file_scheduler is not None and not file_scheduler.strip():
+        raise r.fail("scheduler", "a dask scheduler address like 'tcp://HOST:8786'", file_scheduler)
+    file_shared = r.get(data, "shared_out", "", bool, default=False)
+    if executor is not None and executor not in EXECUTORS:
+        raise UsageError(f"--executor: expected {' or '.join(EXECUTORS)}, got {executor!r}")
+    if scheduler is not None and not scheduler.strip():
+        raise UsageError("--scheduler: expected a dask scheduler address like 'tcp://HOST:8786'")
+    if executor is None:
+        executor = file_executor or ("dask" if scheduler is not None or file_scheduler is not None else "local")
+    if executor != "dask":
+        if scheduler is not None:
+            raise UsageError("--scheduler is the address of a dask scheduler: it needs --executor dask")
+        return executor, None, False
+    address = scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS") or file_scheduler
+    return executor, address or None, file_shared if shared_out is None else shared_out
 
 
 def _positive(r: _Reader, table: dict, key: str, where: str, default: int) -> int:
