@@ -237,6 +237,18 @@ def tournament(
     ] = None,
     resume: Annotated[bool, typer.Option(help="Continue an interrupted run: skip what the journal holds.")] = False,
     out: Annotated[Optional[Path], typer.Option(help="Output directory (default: the file's `out`).")] = None,
+    executor: Annotated[
+        Optional[str], typer.Option(metavar="local|dask", help="Where matches run: local worker processes, or a "
+                                    "Dask cluster (needs pip install 'referee[dask]'; see docs/distributed.md).")
+    ] = None,
+    scheduler: Annotated[
+        Optional[str], typer.Option(metavar="ADDRESS", help="The Dask scheduler, like tcp://HOST:8786 (default: "
+                                    "$DASK_SCHEDULER_ADDRESS, the file's, else a local Dask cluster).")
+    ] = None,
+    shared_out: Annotated[
+        bool, typer.Option("--shared-out", help="The output directory is shared storage every Dask worker "
+                           "sees: workers write the replays there themselves.")
+    ] = False,
 ) -> None:
     """Run a tournament: every scheduled match, a crash-safe journal, standings at the end."""
     import time as _time
@@ -251,12 +263,17 @@ def tournament(
 
     with _errors():
         registry = _registry()
-        config = load_tournament(file, registry, out=out, concurrency=concurrency)
+        config = load_tournament(file, registry, out=out, concurrency=concurrency, executor=executor,
+                                 scheduler=scheduler, shared_out=True if shared_out else None)
+        from referee.executors import require
+
+        require(config.executor)
         todo, done, _ = tour.prepare(config, resume)
         total = len(todo) + len(done)
         console = _console()
+        where = f"{config.concurrency} at once" if config.executor == "local" else "on dask"
         console.print(f"{config.name}: {total} matches ({len(done)} already in the journal), "
-                      f"{config.concurrency} at once, output in {config.out}", highlight=False)
+                      f"{where}, output in {config.out}", highlight=False)
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("faults: {task.fields[faults]}"), TimeRemainingColumn(),
                             console=console)
@@ -281,8 +298,13 @@ def tournament(
                     shown["at"] = now
                     live.update(view())
 
+            def on_start(backend):
+                if backend.kind != "local":
+                    live.console.print(f"matches run on {backend.description}", highlight=False)
+
             try:
-                records = tour.run(config, resume=True, plugins_dir=_state["plugins_dir"], on_result=on_result)
+                records = tour.run(config, resume=True, plugins_dir=_state["plugins_dir"], on_result=on_result,
+                                   on_start=on_start)
             except KeyboardInterrupt:
                 live.stop()
                 typer.echo(f"interrupted: {len(records)} of {total} matches are in the journal; "
