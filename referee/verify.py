@@ -1,0 +1,454 @@
+"""Verifying a replay: re-simulate the match from the file's own records, and compare.
+
+A replay holds every deal as dealt and every chance outcome (PROTOCOL.md), so the match can be
+played again without the referee's PRNG: the rules plugin takes its deals and reshuffles from
+the file (`Game.replay_state`), each recorded move must be a legal action of the seat to act,
+and every record the game emits again (deal, chance, deal_end) must equal the file's. At the
+end the result record must hold the game's own outcome: the scores, and the ranks computed by
+C-5 with the recorded disqualified seats; the fault counts and disqualifications must agree
+with the faults recorded on the moves, and the moves the referee chose itself (the fallback
+policy for a fault or a disqualified seat) must be the policy's.
+
+`simulate` is the one re-simulation loop: `verify` checks a file with it, and the replay
+viewers (referee/replay_view.py, referee/replay_html.py) use its steps to show what happened
+and what one seat saw (the game's own events and `observe`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.errors import ConfigError, RefereeError, RulesError, UsageError
+from referee.game import Event, Game, GameState, Record
+from referee.ranking import competition_ranks
+
+#: record types a replay may hold (PROTOCOL.md)
+RECORD_TYPES = ("header", "deal", "move", "chance", "deal_end", "result")
+
+
+class CannotVerify(UsageError):
+    """The game's plugin cannot re-simulate a match from its records (no `replay_state`)."""
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    """Where a replay and its re-simulation first differ, and how."""
+
+    message: str
+    deal: int | None = None
+    move: int | None = None  # the move's number within its deal, 1-based
+    line: int | None = None  # the line of the replay file, 1-based
+    after: bool = False  # True: found in the records that follow move `move`
+
+    def where(self) -> str:
+        """"deal 2, move 14 (line 87)", or as much of it as is known."""
+        parts = []
+        if self.deal is not None:
+            parts.append(f"deal {self.deal}")
+        if self.move is not None:
+            parts.append(f"{'after ' if self.after else ''}move {self.move}")
+        text = ", ".join(parts)
+        if self.line is not None:
+            text += f" (line {self.line})" if text else f"line {self.line}"
+        return text
+
+    def __str__(self) -> str:
+        where = self.where()
+        return f"{where}: {self.message}" if where else self.message
+
+
+class Mismatch(RefereeError):
+    """Raised by `simulate` at the first discrepancy."""
+
+    def __init__(self, discrepancy: Discrepancy) -> None:
+        super().__init__(str(discrepancy))
+        self.discrepancy = discrepancy
+
+
+@dataclass
+class Replay:
+    """A replay file's records, with the line each came from."""
+
+    path: Path
+    records: list[dict[str, Any]]
+    lines: list[int]
+
+    @property
+    def header(self) -> dict[str, Any]:
+        return self.records[0]
+
+    @property
+    def game(self) -> str:
+        return self.header.get("game", "")
+
+    @property
+    def players(self) -> int:
+        return len(self.header.get("players") or [])
+
+    def names(self) -> list[str]:
+        """Each seat's display name."""
+        return [str(p.get("name", f"seat {i}")) if isinstance(p, dict) else f"seat {i}"
+                for i, p in enumerate(self.header.get("players") or [])]
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        last = self.records[-1]
+        return last if last.get("type") == "result" else None
+
+
+def load_replay(path: str | Path) -> Replay:
+    """Read a replay file (plain or gzip-compressed JSON Lines); UsageError if it cannot be
+    read or is not a replay (no header first, a line that is not a JSON object)."""
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"{path}: no such file")
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory, not a replay file")
+    try:
+        with open(path, "rb") as f:
+            gzipped = f.read(2) == b"\x1f\x8b"  # by content, whatever the file is called
+        opener = gzip.open if gzipped else open
+        with opener(path, "rt", encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
+        raise UsageError(f"{path}: cannot read it as a replay ({exc})") from None
+    records: list[dict[str, Any]] = []
+    lines: list[int] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            if not records:
+                raise UsageError(f"{path}: not a replay (line {number} is not JSON)") from None
+            record = None
+        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+            if not records:
+                raise UsageError(f"{path}: not a replay (line {number} is not a replay record)")
+            record = {"type": "garbage", "text": line[:200]}  # reported by verify, skipped by views
+        records.append(record)
+        lines.append(number)
+    if not records or records[0].get("type") != "header":
+        raise UsageError(f"{path}: not a replay (the first record is not a header)")
+    if not isinstance(records[0].get("game"), str) or not isinstance(records[0].get("players"), list):
+        raise UsageError(f"{path}: not a replay (the header names no game or players)")
+    return Replay(path, records, lines)
+
+
+# -- the re-simulation ---------------------------------------------------------------------------
+
+
+@dataclass
+class Step:
+    """One step of a re-simulated match: the opening deal (move None), or one move.
+
+    `state` is the live state right after the step: read it (observe, zones) before asking
+    for the next step.
+    """
+
+    index: int  # 0: the opening deal; k: after the k-th move of the match
+    move: dict[str, Any] | None
+    line: int | None
+    deal: int  # the deal the move belongs to (the opening step: 1)
+    number: int  # the move's number within its deal (0 for the opening step)
+    outputs: list[Event | dict[str, Any]]  # the game's events and records (dicts), in order
+    state: GameState
+    fallback: bool = False  # the referee chose this move (a fault, or a disqualified seat)
+    disqualified: frozenset[int] = frozenset()  # seats disqualified once this move is played
+
+    @property
+    def events(self) -> list[Event]:
+        return [o for o in self.outputs if type(o) is Event]
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return [o for o in self.outputs if type(o) is dict]
+
+
+@dataclass
+class _Faults:
+    """The runner's fault policy replayed: who is disqualified, which moves are fallbacks."""
+
+    n: int
+    limits: dict[str, Any]
+    seed: Any
+    count: list[int] = field(default_factory=list)
+    disqualified: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.count = [0] * self.n
+        self.max_faults = self.limits.get("max_faults")
+        self.policy = self.limits.get("fallback")
+        self.rng = random.Random(f"fallback/{self.seed}") if self.policy == "random" else None
+
+    def fault(self, seat: int, kind: str) -> None:
+        self.count[seat] += 1
+        if kind == "crash" or (isinstance(self.max_faults, int) and self.count[seat] >= self.max_faults):
+            self.disqualified.add(seat)
+
+    def fallback(self, legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The action the fallback policy picks (None when the policy is unknown)."""
+        if self.policy == "first":
+            return legal[0]
+        if self.rng is not None:
+            return legal[self.rng.randrange(len(legal))]
+        return None
+
+
+def same(a: Any, b: Any) -> bool:
+    """JSON equality: numbers by value (2 == 2.0) but booleans are not numbers."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def first_difference(recorded: Any, replayed: Any, path: str = "") -> str | None:
+    """Where two JSON values first differ: "scores: recorded [..], re-simulated [..]"."""
+    if same(recorded, replayed):
+        return None
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        for key in list(replayed) + [k for k in recorded if k not in replayed]:
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in recorded:
+                return f"{sub}: missing, re-simulated {_short(replayed[key])}"
+            if key not in replayed:
+                return f"{sub}: recorded {_short(recorded[key])}, not produced by the re-simulation"
+            found = first_difference(recorded[key], replayed[key], sub)
+            if found is not None:
+                return found
+    if isinstance(recorded, list) and isinstance(replayed, list) and len(recorded) == len(replayed) \
+            and not all(isinstance(x, (str, int, float)) for x in recorded + replayed):
+        for i, (x, y) in enumerate(zip(recorded, replayed)):
+            found = first_difference(x, y, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return f"{path or 'value'}: recorded {_short(recorded)}, re-simulated {_short(replayed)}"
+
+
+def _json(value: Any) -> Any:
+    """A game's output as it would be written to a file (tuples become lists)."""
+    return json.loads(json.dumps(value))
+
+
+def simulate(replay: Replay, game: Game) -> Iterator[Step]:
+    """Re-simulate `replay` with `game`'s rules, step by step; raises Mismatch at the first
+    discrepancy, CannotVerify if the game cannot take its deals from records."""
+    header, records, lines = replay.header, replay.records, replay.lines
+    n = replay.players
+
+    def mismatch(message: str, deal=None, move=None, line=None, after=False):
+        return Mismatch(Discrepancy(message, deal, move, line, after))
+
+    if header.get("game") != game.name:
+        raise mismatch(f"the header's game is {header.get('game')!r}, not {game.name!r}", line=lines[0])
+    config = header.get("config")
+    if not isinstance(config, dict):
+        raise mismatch("the header has no config", line=lines[0])
+    try:
+        from referee.config import resolve_config
+
+        resolve_config(game, config, n)
+    except ConfigError as exc:
+        raise mismatch(f"the header's config cannot be played: {exc}", line=lines[0]) from None
+    script = iter([r for r in records if r.get("type") in ("deal", "chance")])
+    try:
+        state = game.replay_state(dict(config), n, script)
+    except NotImplementedError as exc:
+        raise CannotVerify(f"cannot re-simulate {game.name}: {exc or 'no replay_state'}") from None
+    except RulesError as exc:
+        raise mismatch(f"impossible deal record: {exc}", deal=1, line=_line_of(records, lines, "deal")) from None
+
+    limits = header.get("limits") if isinstance(header.get("limits"), dict) else {}
+    faults = _Faults(n, limits, header.get("seed"))
+    result = replay.result
+    for entry in (result or {}).get("fault_log") or []:  # faults at the start (hello) come first
+        if isinstance(entry, dict) and entry.get("deal") == 0 and entry.get("seat") in range(n):
+            faults.fault(entry["seat"], str(entry.get("kind")))
+
+    i = 1  # the next record to compare or apply
+    deal, number, index = 1, 0, 0
+
+    def compare_records(produced: list[dict[str, Any]], after_move: bool) -> int:
+        """Match the records the game emitted with the file's records from i on."""
+        j = i
+        for out in produced:
+            out = _json(out)
+            if j < len(records) and records[j].get("type") == "garbage":
+                raise mismatch(f"the line is not a replay record: {records[j]['text']!r}", deal, number or None,
+                               lines[j], after_move)
+            if j >= len(records) or records[j].get("type") in ("move", "result"):
+                raise mismatch(f"the re-simulation produces a {out.get('type')} record the replay does not have: "
+                               f"{_short(out, 200)}", deal, number or None,
+                               lines[j] if j < len(records) else lines[-1], after_move)
+            rec = records[j]
+            if rec.get("type") != out.get("type"):
+                raise mismatch(f"the replay has a {rec.get('type')} record where the re-simulation produces a "
+                               f"{out.get('type')} record", deal, number or None, lines[j], after_move)
+            diff = first_difference(rec, out)
+            if diff is not None:
+                raise mismatch(f"{rec['type']} record differs: {diff}", rec.get("deal", deal) if isinstance(
+                    rec.get("deal"), int) else deal, number or None, lines[j], after_move)
+            j += 1
+        if j < len(records) and records[j].get("type") not in ("move", "result"):
+            rec = records[j]
+            what = rec.get("text") if rec.get("type") == "garbage" else _short(rec, 200)
+            raise mismatch(f"the replay has a {rec.get('type')} record the re-simulation does not produce: {what}",
+                           deal, number or None, lines[j], after_move)
+        return j
+
+    def drained() -> tuple[list[Event | dict[str, Any]], list[dict[str, Any]]]:
+        outputs = [out.data if type(out) is Record else out for out in state.drain()]
+        return outputs, [o for o in outputs if type(o) is dict]
+
+    outputs, produced = drained()
+    i = compare_records(produced, False)
+    yield Step(0, None, None, 1, 0, outputs, state, False, frozenset(faults.disqualified))
+
+    while i < len(records) and records[i].get("type") == "move":
+        move, line = records[i], lines[i]
+        seat, action = move.get("seat"), move.get("action")
+        to_act = state.to_act()
+        if move.get("deal") != deal:
+            deal, number = move.get("deal"), 0
+        number += 1
+        if to_act is None:
+            raise mismatch("a move after the end of the match", deal, number, line)
+        if move.get("deal") != state.deal:
+            raise mismatch(f"the move says deal {move.get('deal')}, but the match is in deal {state.deal}",
+                           state.deal, number, line)
+        if seat != to_act:
+            raise mismatch(f"seat {seat} moved, but it is seat {to_act}'s turn", deal, number, line)
+        legal = state.legal_actions()
+        chosen = next((a for a in legal if same(a, action)), None)
+        if chosen is None:
+            shown = ", ".join(_short(a, 60) for a in legal[:12]) + (", ..." if len(legal) > 12 else "")
+            raise mismatch(f"seat {seat} played {_short(action)}, which is not legal (legal: {shown})",
+                           deal, number, line)
+        fault = move.get("fault")
+        fallback = seat in faults.disqualified or fault is not None
+        if fallback:
+            expected = faults.fallback(legal)
+            if expected is not None and not same(expected, action):
+                why = "a fault" if fault is not None else f"seat {seat} is disqualified"
+                raise mismatch(f"after {why} the fallback policy ({faults.policy}) plays {_short(expected)}, "
+                               f"not {_short(action)}", deal, number, line)
+            if fault is not None and seat in faults.disqualified:
+                raise mismatch(f"a fault recorded for seat {seat}, which was already disqualified",
+                               deal, number, line)
+        if fault is not None:
+            faults.fault(seat, str(fault.get("kind")) if isinstance(fault, dict) else "")
+        try:
+            state.apply(chosen)
+        except RulesError as exc:  # an impossible chance record, or a rules plugin bug
+            raise mismatch(f"the rules refuse the move: {exc}", deal, number, line) from None
+        index += 1
+        outputs, produced = drained()
+        i += 1
+        i = compare_records(produced, True)
+        yield Step(index, move, line, deal, number, outputs, state, fallback, frozenset(faults.disqualified))
+
+    end_line = lines[i] if i < len(records) else lines[-1]
+    if state.to_act() is not None:
+        raise mismatch(f"the replay stops before the end of the match (seat {state.to_act()} to act)",
+                       state.deal, None, end_line)
+    if i >= len(records) or records[i].get("type") != "result":
+        raise mismatch("the replay has no result record", state.deal, None, end_line)
+    if i != len(records) - 1:
+        raise mismatch(f"a {records[i + 1].get('type')} record after the result", state.deal, None, lines[i + 1])
+    _check_result(records[i], lines[i], state, faults, n, records)
+
+
+def _line_of(records, lines, kind: str) -> int | None:
+    return next((lines[k] for k, r in enumerate(records) if r.get("type") == kind), None)
+
+
+def _check_result(result, line, state: GameState, faults: _Faults, n: int, records) -> None:
+    """The result record against the game's outcome, C-5 ranks and the recorded faults."""
+
+    def mismatch(message: str):
+        return Mismatch(Discrepancy(f"result record: {message}", line=line))
+
+    outcome = state.outcome()
+    scores = _json(outcome.scores)
+    if not same(result.get("scores"), scores):
+        raise mismatch(f"scores: recorded {_short(result.get('scores'))}, re-simulated {_short(scores)}")
+    disqualified = result.get("disqualified")
+    if not isinstance(disqualified, list) or not all(isinstance(s, int) and 0 <= s < n for s in disqualified):
+        raise mismatch(f"disqualified: {_short(disqualified)} is not a list of seats")
+    ranks = competition_ranks(outcome.measure, disqualified)
+    if not same(result.get("ranks"), ranks):
+        raise mismatch(f"ranks: recorded {_short(result.get('ranks'))}, C-5 gives {_short(ranks)} "
+                       f"(disqualified: {sorted(disqualified)})")
+    counts = result.get("faults")
+    if not isinstance(counts, list) or len(counts) != n or not all(isinstance(c, int) for c in counts):
+        raise mismatch(f"faults: {_short(counts)} is not a count per seat")
+    log = result.get("fault_log")
+    if isinstance(log, list):
+        if not same(counts, faults.count):
+            raise mismatch(f"faults: recorded {counts}, but the moves and the start record {faults.count}")
+    else:
+        on_moves = [0] * n
+        for r in records:
+            if r.get("type") == "move" and r.get("fault") is not None and r.get("seat") in range(n):
+                on_moves[r["seat"]] += 1
+        if any(c < m for c, m in zip(counts, on_moves)):
+            raise mismatch(f"faults: recorded {counts}, but the moves record {on_moves}")
+    if faults.max_faults is not None and isinstance(log, list) and sorted(disqualified) != sorted(faults.disqualified):
+        raise mismatch(f"disqualified: recorded {sorted(disqualified)}, but the faults disqualify "
+                       f"{sorted(faults.disqualified)} (max_faults {faults.max_faults}; a crash disqualifies)")
+
+
+# -- verifying files -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of verifying one replay file."""
+
+    path: Path
+    game: str
+    moves: int = 0
+    deals: int = 0
+    discrepancy: Discrepancy | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.discrepancy is None
+
+
+def verify_replay(replay: Replay, game: Game) -> Verdict:
+    """Verify a loaded replay with `game`'s rules (CannotVerify if the game cannot)."""
+    moves, deals = 0, set()
+    try:
+        for step in simulate(replay, game):
+            moves = step.index
+            deals.add(step.state.deal)
+    except Mismatch as exc:
+        return Verdict(replay.path, game.name, moves, len(deals), exc.discrepancy)
+    return Verdict(replay.path, game.name, moves, len(deals))
+
+
+def verify_file(path: str | Path, registry) -> Verdict:
+    """Verify one replay file with the registered rules plugins; UsageError if it is not a
+    replay, names an unknown game, or its game cannot re-simulate (CannotVerify)."""
+    replay = load_replay(path)
+    return verify_replay(replay, registry.game(replay.game))
