@@ -1,0 +1,455 @@
+"""`referee replay FILE --html OUT.html`: one self-contained page to step through a match, and
+`write_index(out_dir)`: a tournament's index.html linking every match's viewer and the standings.
+
+The page needs no network: the CSS, the script (referee/replay_viewer.html) and the match data
+(JSON) are inlined, and cards are drawn with CSS and inline SVG. The data is one frame per step
+of the re-simulated match (referee/verify.py): the hands, the cards on the table, the piles,
+who acts, the story lines of the step (the same words as the terminal view), the scores per deal.
+
+A seat's view (`--seat N`) is built only from what that seat was told: its own hand from the
+game's `observe(seat)`, the events sent to it, the other hands as face-down cards (how many
+cards a player holds is public at any table), the table masked by the game's `hidden_from(seat)`
+and the seat's whole observation at each step.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from referee.errors import UsageError
+from referee.game import Event, Game
+from referee.replay_view import (
+    Names,
+    SEAT_KEYS,
+    _echoes,
+    action_text,
+    event_text,
+    is_card,
+    omniscient,
+    sees,
+)
+from referee.verify import CannotVerify, Mismatch, Replay, load_replay, simulate
+
+#: zones shown in the middle of the table (the trick, the climbing table, the discard pile)
+CENTER = ("trick", "table", "discard")
+#: how many cards of a discard pile the table shows (its top)
+DISCARD_SHOWN = 6
+ZONE_LABELS = {
+    "stock": "draw pile (next card first)",
+    "discard": "discard pile",
+    "discards": "discards",
+    "reserve": "reserve",
+    "pile_candidate": "candidate team's pile",
+    "pile_opposition": "opposition's pile",
+    "trick": "trick",
+    "table": "table",
+}
+_HAND_ZONE = re.compile(r"hand\s*_?(\d+)")
+
+
+def _hand_seat(zone: str) -> int | None:
+    m = _HAND_ZONE.fullmatch(zone)
+    return int(m.group(1)) if m else None
+
+
+def _codes(value: Any) -> list[str]:
+    """Every card code in a JSON value, in order."""
+    if isinstance(value, str):
+        return [value] if is_card(value) else []
+    if isinstance(value, list):
+        return [c for v in value for c in _codes(v)]
+    if isinstance(value, dict):
+        return [c for v in value.values() for c in _codes(v)]
+    return []
+
+
+def _played(event: Event) -> list[str]:
+    """The cards a "played" event puts on the table."""
+    cards = event.data.get("cards", event.data.get("card"))
+    return [cards] if isinstance(cards, str) else [c for c in cards or [] if isinstance(c, str)]
+
+
+class _Frames:
+    """Builds the viewer's frames from the re-simulated steps."""
+
+    def __init__(self, replay: Replay, game: Game, seat: int | None) -> None:
+        self.replay, self.game, self.seat = replay, game, seat
+        self.n = replay.players
+        self.names = Names(replay.names(), seat)
+        self.frames: list[dict[str, Any]] = []
+        self.deals: list[dict[str, Any]] = []
+        self.by: dict[str, int] = {}  # card -> the seat that last played it (this deal)
+
+    # -- the parts of a frame --------------------------------------------------------------------
+
+    def _lines(self, outputs: list[Any], move: dict[str, Any] | None) -> list[str]:
+        events = [o for o in outputs if type(o) is Event]
+        if self.seat is None:
+            keep = {id(e) for e in omniscient(events)}
+            visible = [e for e in events if id(e) in keep and not _echoes(e, move)]
+        else:
+            visible = [e for e in events if sees(e, self.seat)
+                       and not (move is not None and move.get("seat") == self.seat and _echoes(e, move))]
+        lines = []
+        for o in outputs:
+            if self.seat is None and type(o) is dict and o.get("type") == "deal":
+                lines.append(f"deal {o.get('deal')} dealt by {self.names(o.get('dealer')).plain}")
+            elif self.seat is not None and type(o) is Event and o.kind == "deal" and sees(o, self.seat):
+                number = o.data.get("deal", o.data.get("round"))
+                lines.append(f"deal {number} dealt by {self.names(o.data.get('dealer')).plain}; your hand: "
+                             + " ".join(str(c) for c in o.data.get("hand") or []))
+        for e in visible:
+            text = event_text(e, self.names, self.replay.game)
+            if text is not None:
+                lines.append(text.plain)
+        return lines
+
+    def _note_played(self, outputs: list[Any]) -> list[tuple[int, list[str]]]:
+        """Record who played what in this step (as far as the viewer may see)."""
+        plays = []
+        for o in outputs:
+            if type(o) is dict and o.get("type") == "deal":
+                self.by = {}
+            if type(o) is Event and o.kind == "played" and (self.seat is None or sees(o, self.seat)):
+                seat = o.data.get("seat")
+                cards = _played(o)
+                if isinstance(seat, int):
+                    for c in cards:
+                        self.by[c] = seat
+                    plays.append((seat, cards))
+        return plays
+
+    def _table(self, state) -> tuple[list[Any], list[int], list[dict[str, Any]], list[dict[str, Any]]]:
+        """Hands, counts, center zones and piles of the state, as this view may show them."""
+        zones = state.zones()
+        hidden = state.hidden_from(self.seat) if self.seat is not None else set()
+        hands: list[Any] = [None] * self.n
+        counts = [0] * self.n
+        center, piles = [], []
+        for name, cards in zones.items():
+            seat = _hand_seat(name)
+            if seat is not None and seat < self.n:
+                counts[seat] = len(cards)
+                if self.seat is None:
+                    hands[seat] = list(cards)
+                continue
+            if name in CENTER:
+                shown = cards[-DISCARD_SHOWN:] if name == "discard" else cards
+                shown = [c if c not in hidden else "?" for c in shown]
+                center.append({"l": ZONE_LABELS.get(name, name), "cards": shown, "n": len(cards),
+                               "by": [self.by.get(c) for c in shown]})
+            elif self.seat is None:
+                piles.append({"l": ZONE_LABELS.get(name, name), "cards": list(cards), "n": len(cards)})
+        if self.seat is not None:
+            obs = state.observe(self.seat)
+            hand = obs.get("hand")
+            hands[self.seat] = list(hand) if isinstance(hand, list) else None
+            in_center = {c for z in center for c in z["cards"]}
+            for key, value in obs.items():
+                if key == "hand":
+                    continue
+                parts = value.items() if isinstance(value, dict) else [(None, value)]
+                for sub, part in parts:
+                    codes = _codes(part)
+                    if codes and not set(codes) <= in_center:
+                        piles.append({"l": f"{key}.{sub}" if sub else key, "cards": codes, "n": len(codes)})
+        return hands, counts, center, piles
+
+    def _observation(self, state) -> Any:
+        """The observation the seat is sent with its decision (seat view, when it is to act)."""
+        if self.seat is None or state.to_act() != self.seat:
+            return None
+        return state.observe(self.seat)
+
+    def _turn(self, state) -> int | None:
+        """Who acts next: anyone in the whole-match view; in a seat's view only the seat itself
+        (who else is asked, e.g. for a counter offer, is not always public)."""
+        turn = state.to_act()
+        return turn if self.seat is None or turn == self.seat else None
+
+    def _frame(self, deal: int, label: str, step, move, lines, table, turn, done=False, obs=None) -> dict:
+        hands, counts, center, piles = table
+        frame: dict[str, Any] = {"d": deal, "label": label, "log": lines, "h": hands, "c": counts,
+                                 "ctr": center, "piles": piles, "turn": turn}
+        if move is not None and (self.seat is None or move.get("seat") == self.seat):
+            frame["who"] = move.get("seat")
+            frame["act"] = action_text(move.get("action"), self.replay.game).plain
+            fault = move.get("fault")
+            if isinstance(fault, dict):
+                frame["fault"] = f"{fault.get('kind')}: {fault.get('detail', '')}" + (
+                    f" (sent {str(fault.get('raw'))[:80]!r})" if fault.get("raw") else "")
+            elif step is not None and step.fallback:
+                frame["fault"] = "disqualified: the fallback plays this seat"
+        elif move is not None:
+            frame["who"] = None  # another seat's decision: seen only through its events
+        if done:
+            frame["done"] = True
+        if obs is not None:
+            frame["obs"] = obs
+        return frame
+
+    def _deal_end(self, data: dict[str, Any], frame: int) -> None:
+        per_seat = {k: v for k, v in data.items() if isinstance(v, list) and len(v) == self.n}
+        notes = []
+        for key, value in data.items():
+            if key in per_seat or key in ("type", "deal", "round"):
+                continue
+            if key in SEAT_KEYS and isinstance(value, int):
+                value = self.names(value).plain
+            notes.append(f"{key}: {'none' if value is None else str(value).lower() if isinstance(value, bool) else value}")
+        self.deals.append({"deal": data.get("deal", data.get("round")), "frame": frame,
+                           "cols": {("points" if k == "scores" else k): v for k, v in per_seat.items()},
+                           "notes": ", ".join(notes)})
+
+    def _ends(self, outputs: list[Any], frame: int) -> None:
+        for o in outputs:
+            if self.seat is None and type(o) is dict and o.get("type") == "deal_end":
+                self._deal_end(o, frame)
+            elif self.seat is not None and type(o) is Event and o.kind in ("round_end", "deal_end") \
+                    and sees(o, self.seat):
+                self._deal_end(o.data, frame)
+
+    # -- the steps -------------------------------------------------------------------------------
+
+    def add(self, step) -> None:
+        """The frames of one re-simulated step (two when the step ends a deal and deals the next)."""
+        outputs, move = step.outputs, step.move
+        split = next((k for k, o in enumerate(outputs) if type(o) is dict and o.get("type") == "deal"), None)
+        if step.index == 0 or split is None:
+            plays = self._note_played(outputs)
+            table = self._table(step.state)
+            done = False
+            if plays and self.frames:
+                # a trick taken or a table cleared by this play: show the cards before they go
+                in_center = [c for z in table[2] for c in z["cards"]]
+                played = [c for _, cards in plays for c in cards]
+                if any(c not in in_center for c in played):
+                    table = self._collected(table, plays)
+                    done = True
+            label = f"deal {step.deal} · move {step.number}" if move is not None else f"deal {step.state.deal} dealt"
+            self.frames.append(self._frame(step.state.deal if move is None else step.deal, label, step, move,
+                                           self._lines(outputs, move), table, self._turn(step.state), done,
+                                           self._observation(step.state)))
+            self._ends(outputs, len(self.frames) - 1)
+            return
+        # the step ends deal k and deals k+1: first the end of deal k, from the previous frame
+        before, after = outputs[:split], outputs[split:]
+        plays = self._note_played(before)
+        prev = self.frames[-1]
+        table = self._collected((prev["h"], prev["c"], prev["ctr"], prev["piles"]), plays, from_hands=True)
+        self.frames.append(self._frame(step.deal, f"deal {step.deal} · move {step.number} · end", step, move,
+                                       self._lines(before, move), table, None, True))
+        self._ends(before, len(self.frames) - 1)
+        self._note_played(after)
+        self.frames.append(self._frame(step.state.deal, f"deal {step.state.deal} dealt", None, None,
+                                       self._lines(after, None), self._table(step.state), self._turn(step.state),
+                                       False, self._observation(step.state)))
+        self._ends(after, len(self.frames) - 1)
+
+    def _collected(self, table, plays, from_hands: bool = False):
+        """The previous frame's table with this step's plays added to the middle (and, at a
+        deal's end, taken from the hands): what the table looked like just before it was cleared."""
+        hands, counts, center, piles = table
+        prev = self.frames[-1] if self.frames else None
+        base = prev["ctr"] if prev is not None else []
+        main = dict(base[0]) if base else {"l": "table", "cards": [], "n": 0, "by": []}
+        main["cards"], main["by"] = list(main["cards"]), list(main["by"])
+        if prev is not None and prev.get("done") and main["l"] != ZONE_LABELS["discard"]:
+            main["cards"], main["by"], main["n"] = [], [], 0  # that table was cleared meanwhile
+        hands = [list(h) if h is not None else None for h in hands]
+        counts = list(counts)
+        for seat, cards in plays:
+            for c in cards:
+                main["cards"].append(c)
+                main["by"].append(seat)
+                if from_hands and 0 <= seat < self.n:
+                    if hands[seat] is not None and c in hands[seat]:
+                        hands[seat].remove(c)
+                    counts[seat] = max(0, counts[seat] - 1)
+        main["n"] = main.get("n", 0) + sum(len(c) for _, c in plays)
+        if main["l"] == ZONE_LABELS["discard"]:
+            main["cards"], main["by"] = main["cards"][-DISCARD_SHOWN:], main["by"][-DISCARD_SHOWN:]
+        return hands, counts, [main] + [dict(z) for z in base[1:]], piles
+
+
+def viewer_data(replay: Replay, game: Game | None, seat: int | None = None) -> dict[str, Any]:
+    """Everything the viewer page shows, as JSON-ready data."""
+    if game is None:
+        raise UsageError(f"the {replay.game!r} game is not installed: the viewer re-runs the match")
+    builder = _Frames(replay, game, seat)
+    warning = None
+    try:
+        for step in simulate(replay, game):
+            builder.add(step)
+    except CannotVerify as exc:
+        raise UsageError(f"cannot build the viewer: {exc}") from None
+    except Mismatch as exc:
+        if seat is not None or not builder.frames:
+            raise UsageError(f"cannot build the viewer: the replay does not re-simulate: {exc}") from None
+        warning = f"the re-simulation stopped at {exc}: the viewer ends there"
+    header = replay.header
+    result = replay.result if warning is None else None
+    if result is not None:
+        result = {k: result.get(k) for k in ("scores", "ranks", "faults", "disqualified", "fault_log")}
+    return {
+        "game": replay.game,
+        "title": game.title,
+        "match": header.get("match", ""),
+        "seed": header.get("seed") if seat is None else None,
+        "config": header.get("config") or {},
+        "names": replay.names(),
+        "kinds": [p.get("kind", "") if isinstance(p, dict) else "" for p in header.get("players") or []]
+        if seat is None else [],
+        "seat": seat,
+        "frames": builder.frames,
+        "deals": builder.deals,
+        "result": result,
+        "warning": warning,
+    }
+
+
+def _template() -> str:
+    return resources.files("referee").joinpath("replay_viewer.html").read_text(encoding="utf-8")
+
+
+def _script_json(data: Any) -> str:
+    """JSON safe inside a <script> element."""
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def render_viewer(replay: Replay, game: Game | None, seat: int | None = None) -> str:
+    """The whole viewer page for a replay, as one HTML string."""
+    data = viewer_data(replay, game, seat)
+    title = f"{data['title']} · {data['match']}" + (f" · seat {seat}" if seat is not None else "")
+    page = _template()
+    return page.replace("__TITLE__", html.escape(title)).replace("__DATA__", _script_json(data))
+
+
+def write_viewer(replay: Replay, game: Game | None, out: str | Path, seat: int | None = None) -> Path:
+    """Write the viewer page of a replay to `out`."""
+    out = Path(out)
+    text = render_viewer(replay, game, seat)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc}") from None
+    return out
+
+
+# -- a tournament's index ----------------------------------------------------------------------------
+
+_INDEX_CSS = """
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
+  color: #1d2430; background: #eef1f4; }
+header { background: #17212b; color: #fff; padding: 14px 22px; }
+header h1 { margin: 0; font-size: 20px; } header p { margin: 4px 0 0; color: #a9b4c0; }
+main { padding: 16px 22px; display: grid; gap: 16px; }
+section { background: #fff; border-radius: 12px; box-shadow: 0 1px 3px rgba(0,0,0,.08); padding: 12px 16px; overflow-x: auto; }
+h2 { font-size: 14px; text-transform: uppercase; letter-spacing: .6px; color: #6b7280; margin: 0 0 8px; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; }
+th, td { border-bottom: 1px solid #e5e7eb; padding: 4px 8px; text-align: right; white-space: nowrap; }
+th { color: #6b7280; font-weight: 600; }
+th.l, td.l { text-align: left; }
+tr:hover td { background: #fafbfc; }
+a { color: #1e66d0; text-decoration: none; } a:hover { text-decoration: underline; }
+.bad { color: #b00020; font-weight: 600; }
+.muted { color: #6b7280; }
+"""
+
+_STANDING_COLUMNS = (("entrant", "entrant"), ("matches", "matches"), ("wins", "wins"), ("mean_rank", "mean rank"),
+                     ("total_points", "points"), ("faults", "faults"), ("disqualified", "disq."),
+                     ("rating", "rating"), ("low", "95% low"), ("high", "95% high"))
+
+
+def _cell(value: Any, cls: str = "") -> str:
+    text = f"{value:.2f}" if isinstance(value, float) else "" if value is None else str(value)
+    return f'<td class="{cls}">{html.escape(text)}</td>' if cls else f"<td>{html.escape(text)}</td>"
+
+
+def _standings_html(title: str, rows: list[dict[str, Any]]) -> str:
+    columns = [(k, label) for k, label in _STANDING_COLUMNS if any(k in r for r in rows)]
+    head = "".join(f'<th class="{"l" if k == "entrant" else ""}">{html.escape(label)}</th>' for k, label in columns)
+    body = "".join("<tr>" + "".join(_cell(r.get(k), "l" if k == "entrant" else "") for k, _ in columns) + "</tr>"
+                   for r in rows)
+    return f"<section><h2>{html.escape(title)}</h2><table><tr>{head}</tr>{body}</table></section>"
+
+
+def _stem(name: str) -> str:
+    """A replay file's name without .jsonl / .jsonl.gz."""
+    for suffix in (".jsonl.gz", ".json.gz", ".gz", ".jsonl", ".json"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def write_index(out_dir: str | Path, registry: Any = None) -> Path:
+    """Write `index.html` into a tournament's output directory: the standings, and every match
+    with a link to its replay and to its viewer page (written beside the replay, `.html`, when
+    missing or older than the replay). Returns the index's path; UsageError without a journal."""
+    from referee import standings as st
+    from referee.plugins import load_registry
+
+    out = Path(out_dir)
+    journal = out / "journal.jsonl"
+    if not journal.is_file():
+        raise UsageError(f"{out}: no journal.jsonl here, not a tournament's output directory")
+    head, records = st.read_journal(journal)
+    name = (head or {}).get("name", "") or out.name
+    registry = registry if registry is not None else load_registry()
+    parts = [f"<header><h1>{html.escape(name)}</h1><p>{len(records)} matches · "
+             f"{html.escape(str(out))}</p></header><main>"]
+    if records:
+        table = st.as_dict(st.compute(records), name)
+        parts.append(_standings_html("Standings: all games", table["overall"]))
+        for game, rows in table["games"].items():
+            parts.append(_standings_html(f"Standings: {game}", rows))
+    rows = []
+    for rec in sorted(records, key=lambda r: r.get("index", 0)):
+        replay_rel = str(rec.get("replay") or "")
+        replay_path = out / replay_rel if replay_rel else None
+        viewer = ""
+        if replay_path is not None and replay_path.is_file():
+            page = replay_path.with_name(_stem(replay_path.name) + ".html")
+            try:
+                if not page.is_file() or page.stat().st_mtime < replay_path.stat().st_mtime:
+                    rep = load_replay(replay_path)
+                    write_viewer(rep, registry.games.get(rep.game), page)
+                rel = page.relative_to(out).as_posix()
+                viewer = f'<a href="{html.escape(rel)}">view</a>'
+            except UsageError as exc:
+                viewer = f'<span class="bad" title="{html.escape(str(exc))}">no viewer</span>'
+            replay_link = f'<a href="{html.escape(Path(replay_rel).as_posix())}">replay</a>'
+        else:
+            replay_link = '<span class="muted">missing</span>'
+        seats = rec.get("seats") or []
+        faults = rec.get("faults") or []
+        dq = set(rec.get("disqualified") or [])
+
+        def seat_cell(values):
+            return ", ".join(html.escape(str(v)) for v in values)
+
+        flagged = sum(f for f in faults if isinstance(f, int))
+        rows.append(
+            "<tr>" + _cell(rec.get("index")) + _cell(rec.get("game"), "l") + _cell(rec.get("seed"))
+            + f'<td class="l">{seat_cell(seats)}</td><td>{seat_cell(rec.get("scores") or [])}</td>'
+            + f'<td>{seat_cell(rec.get("ranks") or [])}</td>'
+            + f'<td class="{"bad" if flagged else ""}">{seat_cell(faults)}'
+            + (f" (disq. {', '.join(str(s) for s in sorted(dq))})" if dq else "") + "</td>"
+            + f'<td class="l">{viewer}</td><td class="l">{replay_link}</td></tr>')
+    parts.append('<section><h2>Matches</h2><table><tr><th>#</th><th class="l">game</th><th>seed</th>'
+                 '<th class="l">seats (in seat order)</th><th>scores</th><th>ranks</th><th>faults</th>'
+                 '<th class="l">viewer</th><th class="l">file</th></tr>' + "".join(rows) + "</table></section>")
+    parts.append("</main>")
+    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(name)}"
+            f"</title><style>{_INDEX_CSS}</style></head><body>" + "".join(parts) + "</body></html>\n")
+    index = out / "index.html"
+    index.write_text(page, encoding="utf-8")
+    return index
