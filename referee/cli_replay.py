@@ -1,0 +1,131 @@
+"""`referee replay` (look at a match: terminal or HTML) and `referee verify` (check a replay
+from its own records): see docs/replays.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from referee.cli import _console, _errors, _registry, app
+
+
+@app.command()
+def replay(
+    file: Annotated[Optional[Path], typer.Argument(help="A replay file (.jsonl, or gzip-compressed .jsonl.gz).")] = None,
+    seat: Annotated[Optional[int], typer.Option(help="Show only what this seat saw (its events, its hand).")] = None,
+    deal: Annotated[Optional[int], typer.Option(help="Show only this deal (round).")] = None,
+    html: Annotated[
+        Optional[Path], typer.Option(help="Write a self-contained HTML viewer to this file instead of printing.")
+    ] = None,
+    index: Annotated[
+        Optional[Path], typer.Option(help="Write index.html (standings and a viewer per match) into this "
+                                     "tournament output directory.")
+    ] = None,
+) -> None:
+    """Show a match deal by deal: hands, every play, penalties, specials, scores, faults."""
+    from referee.errors import UsageError
+
+    with _errors():
+        if index is not None:
+            if file is not None or seat is not None or deal is not None or html is not None:
+                raise UsageError("--index DIR takes no replay file and no other option")
+            from referee.replay_html import write_index
+
+            path = write_index(index, _registry())
+            typer.echo(f"written: {path}")
+            return
+        if file is None:
+            raise UsageError("missing replay file (or --index DIR)")
+        from referee.verify import load_replay
+
+        rep = load_replay(file)
+        registry = _registry()
+        game = registry.games.get(rep.game)
+        if seat is not None and not 0 <= seat < rep.players:
+            raise UsageError(f"--seat {seat}: this {rep.game} match has seats 0 to {rep.players - 1}")
+        if seat is not None and game is None:
+            raise UsageError(f"--seat needs the {rep.game!r} game installed (it re-runs the match)")
+        if html is not None:
+            from referee.replay_html import write_viewer
+
+            if deal is not None:
+                raise UsageError("--deal is for the terminal; the HTML viewer holds every deal")
+            write_viewer(rep, game, html, seat=seat)
+            typer.echo(f"written: {html}")
+            return
+        from referee.replay_view import build_story, render
+
+        story = build_story(rep, game, seat)
+        render(_console(), story, deal)
+
+
+@app.command()
+def verify(
+    files: Annotated[list[Path], typer.Argument(help="Replay files (.jsonl or .jsonl.gz).")],
+) -> None:
+    """Re-simulate replays from their own records and check every move and every result.
+
+    Prints OK per file, or the first discrepancy (deal, move, what differs). Exit 1 if any
+    replay has a discrepancy, 2 if a file cannot be verified at all (not a replay, unknown game).
+    """
+    from referee.errors import UsageError
+    from referee.verify import verify_file
+
+    with _errors():
+        registry = _registry()
+    failed = unusable = 0
+    for path in files:
+        try:
+            verdict = verify_file(path, registry)
+        except UsageError as exc:
+            unusable += 1
+            typer.echo(f"{path}: error: {exc}", err=True)
+            continue
+        if verdict.ok:
+            typer.echo(f"{path}: OK ({verdict.game}, {verdict.deals} deals, {verdict.moves} moves)")
+        else:
+            failed += 1
+            typer.echo(f"{path}: DISCREPANCY at {verdict.discrepancy}")
+    if failed:
+        raise typer.Exit(1)
+    if unusable:
+        raise typer.Exit(2)
+
+
+class TournamentVerifier:
+    """`referee tournament --verify`: verify each replay as its match ends, count failures."""
+
+    def __init__(self, out_dir: Path, registry: Any, enabled: bool) -> None:
+        self.out_dir, self.registry, self.enabled = Path(out_dir), registry, enabled
+        self.checked = 0
+        self.failures: list[str] = []
+
+    def check(self, record: dict[str, Any]) -> None:
+        """Verify the replay of one journal record (a no-op when not enabled)."""
+        if not self.enabled or not record.get("replay"):
+            return
+        from referee.errors import UsageError
+        from referee.verify import verify_file
+
+        path = self.out_dir / record["replay"]
+        self.checked += 1
+        try:
+            verdict = verify_file(path, self.registry)
+        except UsageError as exc:
+            self.failures.append(f"{path}: {exc}")
+            return
+        if not verdict.ok:
+            self.failures.append(f"{path}: {verdict.discrepancy}")
+
+    def report(self, console) -> None:
+        """Print how many replays were verified; exit 1 if one failed."""
+        if not self.enabled:
+            return
+        console.print(f"verified {self.checked} replays: "
+                      f"{'all OK' if not self.failures else f'{len(self.failures)} failed'}", highlight=False)
+        for failure in self.failures:
+            console.print(f"[red]verify[/red] {failure}", highlight=False)
+        if self.failures:
+            raise typer.Exit(1)
