@@ -249,6 +249,10 @@ def tournament(
         bool, typer.Option("--shared-out", help="The output directory is shared storage every Dask worker "
                            "sees: workers write the replays there themselves.")
     ] = False,
+    verify: Annotated[
+        bool, typer.Option("--verify", help="Verify each replay as its match ends (see `referee verify`); "
+                           "exit 1 if one fails.")
+    ] = False,
 ) -> None:
     """Run a tournament: every scheduled match, a crash-safe journal, standings at the end."""
     import time as _time
@@ -281,6 +285,9 @@ def tournament(
                                  faults=sum(sum(r["faults"]) for r in done))
         records = list(done)
         shown = {"at": 0.0}
+        from referee.cli_replay import TournamentVerifier
+
+        verifier = TournamentVerifier(config.out, registry, verify)
 
         def view():
             if not records:
@@ -291,6 +298,7 @@ def tournament(
         with Live(view(), console=console, refresh_per_second=4, transient=False) as live:
 
             def on_result(record):
+                verifier.check(record)
                 records.append(record)
                 progress.update(task, advance=1, faults=progress.tasks[0].fields["faults"] + sum(record["faults"]))
                 now = _time.monotonic()
@@ -311,6 +319,10 @@ def tournament(
                            "run again with --resume to finish", err=True)
                 raise typer.Exit(130) from None
         _show_standings(console, records, config.out, config.name)
+        from referee.replay_html import write_index
+
+        console.print(f"index: {write_index(config.out, registry)}", highlight=False)
+        verifier.report(console)
 
 
 @app.command()
