@@ -1,0 +1,414 @@
+"""referee verify: untouched replays of every game and variant pass; tampered ones (an illegal
+card, a wrong score, a swapped seat, impossible deals and reshuffles, bad faults) are caught
+with the deal and move where they differ."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.cli_replay import TournamentVerifier
+from referee.config import resolve_config
+from referee.errors import UsageError
+from referee.game import Game
+from referee.players import Fault, Player, Reply, StrategyPlayer
+from referee.plugins import load_registry
+from referee.runner import Limits, Seat, run_match
+from referee.testing import random_playout
+from referee.verify import CannotVerify, load_replay, verify_file, verify_replay
+from referee_strategies.basic import RandomLegal
+
+ROOT = Path(__file__).resolve().parent.parent
+REGISTRY = load_registry()
+GAMES = {"maumau": 3, "presidente": 4, "mayor": 4}
+
+
+def referee(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "referee", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+
+
+def make(tmp_path: Path, game: str, seed: int = 1, config: dict | None = None, players: int | None = None,
+         name: str | None = None) -> Path:
+    path = tmp_path / (name or f"{game}-{seed}.jsonl")
+    random_playout(REGISTRY.game(game), config or {}, seed, players or GAMES[game], replay=path)
+    return path
+
+
+def records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def write(path: Path, recs: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def line_of(recs: list[dict], k: int) -> int:
+    return k + 1
+
+
+def moves_of(recs):
+    """(index in recs, deal, number within the deal) of every move record."""
+    out, counts = [], {}
+    for i, r in enumerate(recs):
+        if r["type"] == "move":
+            counts[r["deal"]] = counts.get(r["deal"], 0) + 1
+            out.append((i, r["deal"], counts[r["deal"]]))
+    return out
+
+
+# -- untouched replays pass ------------------------------------------------------------------------
+
+CASES = [(name, variant, players, seed)
+         for name in sorted(GAMES)
+         for variant in REGISTRY.game(name).variants()
+         for players in sorted({GAMES[name], REGISTRY.game(name).min_players, REGISTRY.game(name).max_players})
+         for seed in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("game,variant,players,seed", CASES,
+                         ids=[f"{g}-{'-'.join(f'{k}={v}' for k, v in c.items()) or 'default'}-{n}p-s{s}"
+                              for g, c, n, s in CASES])
+def test_untouched_replays_verify(tmp_path, game, variant, players, seed):
+    path = make(tmp_path, game, seed, variant, players)
+    verdict = verify_file(path, REGISTRY)
+    assert verdict.ok, verdict.discrepancy
+    recs = records(path)
+    assert verdict.moves == sum(r["type"] == "move" for r in recs)
+    assert verdict.deals == sum(r["type"] == "deal" for r in recs)
+
+
+def test_greedy_strategies_replays_verify_and_gzip_is_read_by_content(tmp_path):
+    for game, greedy in (("maumau", "maumau-greedy"), ("presidente", "presidente-greedy"), ("mayor", "mayor-greedy")):
+        path = tmp_path / f"{game}.jsonl.gz"
+        proc = referee("play", game, *sum((["-p", greedy if i == 0 else "random"] for i in range(GAMES[game])), []),
+                       "--seed", "4", "--out", str(path))
+        assert proc.returncode == 0, proc.stderr
+        assert path.read_bytes()[:2] == b"\x1f\x8b"
+        assert verify_file(path, REGISTRY).ok
+        # a gzip-compressed replay named like a plain one is still read
+        plain_name = tmp_path / f"{game}-renamed.jsonl"
+        plain_name.write_bytes(path.read_bytes())
+        assert verify_file(plain_name, REGISTRY).ok
+
+
+# -- tampered replays are caught -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_an_illegal_card_is_caught_at_its_move(tmp_path, game):
+    recs = records(make(tmp_path, game))
+    deal1 = next(r for r in recs if r["type"] == "deal")
+    for i, deal, number in moves_of(recs):
+        action = recs[i]["action"]
+        if "play" in action:
+            break
+    seat = recs[i]["seat"]
+    other = deal1["hands"][(seat + 1) % len(deal1["hands"])]
+    # a card the seat never held: from another seat's hand as dealt (it is still there: first play)
+    foreign = next(c for c in other if c not in deal1["hands"][seat])
+    recs[i]["action"] = {"play": [foreign]} if game == "presidente" else {"play": foreign}
+    verdict = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY)
+    d = verdict.discrepancy
+    assert d is not None and not verdict.ok
+    assert (d.deal, d.move, d.line) == (deal, number, i + 1)
+    assert "not legal" in d.message and foreign in d.message
+    assert str(d).startswith(f"deal {deal}, move {number} (line {i + 1}): seat {seat} played")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_wrong_deal_score_is_caught_after_the_deals_last_move(tmp_path, game):
+    recs = records(make(tmp_path, game))
+    k = next(i for i, r in enumerate(recs) if r["type"] == "deal_end")
+    recs[k]["scores"][0] += 1
+    verdict = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY)
+    d = verdict.discrepancy
+    last = [m for m in moves_of(recs) if m[0] < k][-1]
+    assert (d.deal, d.move, d.line, d.after) == (1, last[2], k + 1, True)
+    assert "deal_end record differs: scores" in d.message
+    assert str(d).startswith(f"deal 1, after move {last[2]} (line {k + 1})")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("field", ["scores", "ranks"])
+def test_a_wrong_result_is_caught(tmp_path, game, field):
+    recs = records(make(tmp_path, game))
+    result = recs[-1]
+    result[field] = list(reversed(result[field])) if len(set(map(str, result[field]))) > 1 else \
+        [v + 1 for v in result[field]]
+    verdict = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY)
+    assert verdict.discrepancy.line == len(recs)
+    assert verdict.discrepancy.message.startswith(f"result record: {field}")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_swapped_hands_are_caught_at_the_first_move_that_betrays_them(tmp_path, game):
+    recs = records(make(tmp_path, game))
+    k = next(i for i, r in enumerate(recs) if r["type"] == "deal")
+    hands = recs[k]["hands"]
+    # two seats, neither the Mayor candidate (holder of T19): the deal record itself stays plausible
+    a, b = [s for s in range(len(hands)) if "T19" not in hands[s]][:2]
+    hands[a], hands[b] = hands[b], hands[a]
+    verdict = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY)
+    d = verdict.discrepancy
+    assert d is not None and d.deal == 1 and d.move is not None and d.move >= 1
+    assert "not legal" in d.message
+    assert recs[d.line - 1]["type"] == "move" and recs[d.line - 1]["seat"] in (a, b)
+
+
+def test_a_swapped_candidate_hand_is_caught_at_the_deal_record(tmp_path):
+    recs = records(make(tmp_path, "mayor"))
+    k = next(i for i, r in enumerate(recs) if r["type"] == "deal")
+    hands = recs[k]["hands"]
+    c = recs[k]["candidate"]
+    hands[c], hands[(c + 1) % 4] = hands[(c + 1) % 4], hands[c]
+    d = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY).discrepancy
+    assert (d.deal, d.line) == (1, k + 1)
+    assert "deal record differs: candidate" in d.message
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_swapped_seats_of_two_moves_are_caught(tmp_path, game):
+    recs = records(make(tmp_path, game))
+    ms = moves_of(recs)
+    j = next(j for j in range(len(ms) - 1) if recs[ms[j][0]]["seat"] != recs[ms[j + 1][0]]["seat"])
+    (i1, deal, n1), (i2, _, _) = ms[j], ms[j + 1]
+    recs[i1]["seat"], recs[i2]["seat"] = recs[i2]["seat"], recs[i1]["seat"]
+    d = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY).discrepancy
+    assert (d.deal, d.move, d.line) == (deal, n1, i1 + 1)
+    assert "but it is seat" in d.message
+
+
+def test_swapped_actions_of_two_seats_are_caught(tmp_path):
+    recs = records(make(tmp_path, "presidente"))
+    ms = moves_of(recs)
+    plays = [m for m in ms if "play" in recs[m[0]]["action"]]
+    (i1, deal, n1), (i2, _, _) = plays[0], next(p for p in plays[1:] if recs[p[0]]["seat"] != recs[plays[0][0]]["seat"])
+    recs[i1]["action"], recs[i2]["action"] = recs[i2]["action"], recs[i1]["action"]
+    d = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY).discrepancy
+    assert (d.deal, d.move) == (deal, n1) and "not legal" in d.message
+
+
+# -- impossible records: the plugins' replay_state refuses them ------------------------------------
+
+
+def test_a_reserve_holding_a_forbidden_card_is_impossible_M_1(tmp_path):
+    recs = records(make(tmp_path, "mayor"))
+    k = next(i for i, r in enumerate(recs) if r["type"] == "deal")
+    deal = recs[k]
+    holder = next(s for s in range(4) if "RM" in deal["hands"][s])
+    j = deal["hands"][holder].index("RM")
+    deal["hands"][holder][j], deal["reserve"][0] = deal["reserve"][0], "RM"
+    d = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY).discrepancy
+    assert d.deal == 1 and "impossible deal record" in d.message and "M-1" in d.message and "RM" in d.message
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_deal_with_a_duplicated_card_or_wrong_hand_sizes_is_impossible(tmp_path, game):
+    recs = records(make(tmp_path, game))
+    k = next(i for i, r in enumerate(recs) if r["type"] == "deal")
+    bad = copy.deepcopy(recs)
+    bad[k]["hands"][0][0] = bad[k]["hands"][1][0]  # one card twice, another missing
+    d = verify_file(write(tmp_path / "dup.jsonl", bad), REGISTRY).discrepancy
+    assert d.deal == 1 and "not the cards it must be" in d.message
+    bad = copy.deepcopy(recs)
+    bad[k]["hands"][1].append(bad[k]["hands"][0].pop())  # the same cards, wrong sizes
+    d = verify_file(write(tmp_path / "sizes.jsonl", bad), REGISTRY).discrepancy
+    assert d.deal == 1 and "hands of" in d.message
+
+
+def _reshuffling_replay(tmp_path) -> tuple[Path, list[dict]]:
+    for seed in range(1, 40):
+        path = make(tmp_path, "maumau", seed)
+        recs = records(path)
+        if any(r["type"] == "chance" for r in recs):
+            return path, recs
+    raise AssertionError("no reshuffle in 40 seeds")
+
+
+def test_a_reshuffle_that_is_not_the_discard_pile_is_impossible_MM_8(tmp_path):
+    _, recs = _reshuffling_replay(tmp_path)
+    k = next(i for i, r in enumerate(recs) if r["type"] == "chance")
+    deal = next(r for r in recs if r["type"] == "deal" and r["deal"] == recs[k]["deal"])
+    outside = next(c for c in deal["hands"][0] + deal["stock"] if c not in recs[k]["stock"])
+    recs[k]["stock"][0] = outside
+    d = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY).discrepancy
+    before = [m for m in moves_of(recs) if m[0] < k][-1]
+    assert (d.deal, d.move, d.line) == (before[1], before[2], before[0] + 1)
+    assert "reshuffled draw pile" in d.message
+
+
+def test_a_reordered_reshuffle_is_possible_but_differs_later_or_verifies(tmp_path):
+    # another order of the same discards is a legal chance outcome: verify replays it and then
+    # catches the first draw that no longer matches (or, rarely, nothing depends on the order)
+    path, recs = _reshuffling_replay(tmp_path)
+    k = next(i for i, r in enumerate(recs) if r["type"] == "chance")
+    recs[k]["stock"].reverse()
+    verdict = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY)
+    assert verdict.ok or verdict.discrepancy.line > k + 1
+
+
+def test_a_truncated_replay_and_extra_records_are_caught(tmp_path):
+    recs = records(make(tmp_path, "presidente"))
+    d = verify_file(write(tmp_path / "short.jsonl", recs[:40]), REGISTRY).discrepancy
+    assert "stops before the end of the match" in d.message
+    d = verify_file(write(tmp_path / "noresult.jsonl", recs[:-1]), REGISTRY).discrepancy
+    assert "no result record" in d.message
+    extra = recs[:5] + [{"type": "chance", "deal": 1, "kind": "reshuffle", "stock": []}] + recs[5:]
+    d = verify_file(write(tmp_path / "extra.jsonl", extra), REGISTRY).discrepancy
+    assert d.line == 6 and "chance record" in d.message
+
+
+# -- faults and disqualifications ------------------------------------------------------------------
+
+
+class Misbehaving(Player):
+    """Answers its `bad`-th decision with an action no game accepts; otherwise plays randomly."""
+
+    def __init__(self, game: str, seat: int, config: dict, bad: int) -> None:
+        self.inner = StrategyPlayer(RandomLegal(game, seat, config, random.Random(seat)))
+        self.bad, self.asked = bad, 0
+
+    def start(self, hello):
+        return None
+
+    def event(self, event):
+        pass
+
+    def act(self, id, obs, legal, time_ms):
+        self.asked += 1
+        if self.asked == self.bad:
+            return Reply(action={"cheat": True})
+        return self.inner.act(id, obs, legal, time_ms)
+
+    def end(self, result):
+        pass
+
+
+def faulty_match(tmp_path: Path, game: str = "maumau", max_faults: int = 1, fallback: str = "first") -> Path:
+    g = REGISTRY.game(game)
+    n = GAMES[game]
+    config = resolve_config(g, {}, n)
+    seats = [Seat(f"p{i}", "strategy", "x") for i in range(n)]
+    players = [Misbehaving(game, i, config, bad=3 if i == 1 else 0) for i in range(n)]
+    path = tmp_path / f"faulty-{game}-{max_faults}-{fallback}.jsonl"
+    run_match(g, config, 9, seats, players, Limits(max_faults=max_faults, fallback=fallback), replay=path)
+    return path
+
+
+@pytest.mark.parametrize("max_faults,fallback", [(1, "first"), (2, "random")])
+def test_faults_fallbacks_and_disqualification_verify(tmp_path, max_faults, fallback):
+    path = faulty_match(tmp_path, "maumau", max_faults, fallback)
+    recs = records(path)
+    assert recs[-1]["faults"][1] == 1 and recs[-1]["disqualified"] == ([1] if max_faults == 1 else [])
+    assert verify_file(path, REGISTRY).ok
+
+
+def test_a_tampered_fallback_or_fault_count_is_caught(tmp_path):
+    path = faulty_match(tmp_path)
+    recs = records(path)
+    # seat 1 is disqualified after its fault: every later move of its must be the first legal action
+    k = next(i for i, r in enumerate(recs) if r["type"] == "move" and "fault" in r)
+    later = next(i for i in range(k + 1, len(recs)) if recs[i]["type"] == "move" and recs[i]["seat"] == 1)
+    bad = copy.deepcopy(recs)
+    bad[k]["fault"]["kind"] = "timeout"  # still a fault: verifies
+    assert verify_file(write(tmp_path / "kind.jsonl", bad), REGISTRY).ok
+    bad = copy.deepcopy(recs)
+    bad[-1]["faults"][1] = 0
+    d = verify_file(write(tmp_path / "count.jsonl", bad), REGISTRY).discrepancy
+    assert "result record: faults" in d.message
+    bad = copy.deepcopy(recs)
+    bad[-1]["disqualified"] = []
+    d = verify_file(write(tmp_path / "dq.jsonl", bad), REGISTRY).discrepancy
+    assert "result record: ranks" in d.message or "disqualified" in d.message
+    # another legal action in place of the fallback's choice
+    g = REGISTRY.game("maumau")
+    rep = load_replay(path)
+    from referee.verify import simulate
+
+    for step in simulate(rep, g):
+        if step.index == sum(1 for r in recs[:later] if r["type"] == "move"):
+            legal = step.state.legal_actions()
+            break
+    if len(legal) > 1:
+        bad = copy.deepcopy(recs)
+        bad[later]["action"] = legal[1]
+        d = verify_file(write(tmp_path / "fallback.jsonl", bad), REGISTRY).discrepancy
+        assert d.line == later + 1 and "fallback policy (first)" in d.message
+
+
+# -- usage errors and games that cannot re-simulate ------------------------------------------------
+
+
+def test_not_a_replay_is_a_usage_error(tmp_path):
+    with pytest.raises(UsageError, match="no such file"):
+        verify_file(tmp_path / "missing.jsonl", REGISTRY)
+    (tmp_path / "text.jsonl").write_text("hello\n")
+    with pytest.raises(UsageError, match="not a replay"):
+        verify_file(tmp_path / "text.jsonl", REGISTRY)
+    (tmp_path / "nohead.jsonl").write_text('{"type": "move"}\n')
+    with pytest.raises(UsageError, match="not a replay"):
+        verify_file(tmp_path / "nohead.jsonl", REGISTRY)
+    (tmp_path / "broken.jsonl.gz").write_bytes(gzip.compress(b'{"type": "header"')[:-6])
+    with pytest.raises(UsageError):
+        verify_file(tmp_path / "broken.jsonl.gz", REGISTRY)
+
+
+def test_a_game_without_replay_state_cannot_be_verified(tmp_path):
+    from referee_maumau.game import MauMau
+
+    class NoReplay(MauMau):
+        replay_state = Game.replay_state
+
+    with pytest.raises(CannotVerify, match="cannot re-simulate"):
+        verify_replay(load_replay(make(tmp_path, "maumau")), NoReplay())
+
+
+def test_verify_command_exit_codes_and_messages(tmp_path):
+    good = make(tmp_path, "mayor")
+    recs = records(good)
+    recs[-1]["scores"][0] = 99
+    bad = write(tmp_path / "bad.jsonl", recs)
+    proc = referee("verify", str(good))
+    assert proc.returncode == 0 and proc.stdout.strip() == f"{good}: OK (mayor, 4 deals, {len(moves_of(recs))} moves)"
+    proc = referee("verify", str(good), str(bad))
+    assert proc.returncode == 1
+    assert f"{bad}: DISCREPANCY at line {len(recs)}: result record: scores" in proc.stdout
+    assert f"{good}: OK" in proc.stdout
+    proc = referee("verify", str(tmp_path / "nope.jsonl"))
+    assert proc.returncode == 2 and proc.stderr.strip() == f"{tmp_path / 'nope.jsonl'}: error: {tmp_path / 'nope.jsonl'}: no such file"
+    assert referee("verify").returncode == 2
+
+
+def test_tournament_verifier_counts_failures(tmp_path):
+    (tmp_path / "replays").mkdir()
+    good = make(tmp_path / "replays", "maumau", name="good.jsonl")
+    recs = records(good)
+    recs[-1]["ranks"] = [1] * len(recs[-1]["ranks"])
+    write(tmp_path / "replays" / "bad.jsonl", recs)
+    verifier = TournamentVerifier(tmp_path, REGISTRY, enabled=True)
+    for name in ("good", "bad", "missing"):
+        verifier.check({"replay": f"replays/{name}.jsonl"})
+    assert verifier.checked == 3 and len(verifier.failures) == 2
+    assert "bad.jsonl" in verifier.failures[0] and "ranks" in verifier.failures[0]
+    off = TournamentVerifier(tmp_path, REGISTRY, enabled=False)
+    off.check({"replay": "replays/bad.jsonl"})
+    assert off.checked == 0
+
+
+def test_tournament_verify_option(tmp_path):
+    toml = tmp_path / "t.toml"
+    toml.write_text('name = "v"\nseed = 3\nconcurrency = 1\n[[entrants]]\nstrategy = "random"\n[[entrants]]\n'
+                    'strategy = "first"\n[[games]]\ngame = "maumau"\nplayers = 2\nconfig = { target = 30 }\n')
+    proc = referee("tournament", str(toml), "--out", str(tmp_path / "o"), "--verify")
+    assert proc.returncode == 0, proc.stderr
+    assert "verified 1 replays: all OK" in proc.stdout
+    assert (tmp_path / "o" / "index.html").is_file()
