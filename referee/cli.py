@@ -271,7 +271,7 @@ def tournament(
                                  scheduler=scheduler, shared_out=True if shared_out else None)
         from referee.executors import require
 
-        require(config.executor)
+        require(config.executor, config.scheduler)
         todo, done, _ = tour.prepare(config, resume)
         total = len(todo) + len(done)
         console = _console()

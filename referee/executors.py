@@ -22,6 +22,8 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import multiprocessing
+import signal
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -35,8 +37,9 @@ CONNECT_TIMEOUT = "10s"  # to reach a remote scheduler
 DASK_MISSING = "--executor dask needs the optional Dask extra: pip install 'referee[dask]'"
 
 
-def require(kind: str) -> None:
-    """Raise UsageError unless executor `kind` exists and can be used here (dask installed)."""
+def require(kind: str, scheduler: str | None = None) -> None:
+    """Raise UsageError unless executor `kind` exists and can be used here (dask installed), and
+    `scheduler`, if given, is an address dask can connect to."""
     if kind not in EXECUTORS:
         raise UsageError(f"unknown executor {kind!r}: expected one of {', '.join(EXECUTORS)}")
     if kind == "dask":
@@ -44,6 +47,8 @@ def require(kind: str) -> None:
             import distributed  # noqa: F401
         except ImportError:
             raise UsageError(DASK_MISSING) from None
+        if scheduler is not None:
+            _check_address(scheduler)
 
 
 class Backend:
@@ -112,23 +117,28 @@ class DaskBackend(Backend):
     guard = True
 
     def __init__(self, scheduler: str | None, workers: int, shared_out: bool) -> None:
-        require("dask")
+        require("dask", scheduler)
         from distributed import Client, LocalCluster
 
         self.cluster = None
         if scheduler is None:
             # The processes of a LocalCluster share our file system: they write replays directly.
-            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=logging.ERROR)
+            # Its worker processes inherit SIGINT ignored: Ctrl-C is the driver's to handle (as in
+            # local workers); stopping the cluster stops them.
+            with _sigint_ignored():
+                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, silence_logs=logging.ERROR)
             self.shared_out = True
             where = f"a local dask cluster of {workers} worker process{'es' if workers != 1 else ''}"
         else:
             self.shared_out = shared_out
             where = f"dask scheduler {scheduler}"
+        before = set(Client._instances)
         try:
             self.client = Client(self.cluster if self.cluster is not None else scheduler,
                                  timeout=CONNECT_TIMEOUT, set_as_default=False)
         except Exception as exc:  # unreachable host, bad address, timeout: one line for the user
+            _forget(set(Client._instances) - before)
             if self.cluster is not None:
                 self.cluster.close()
             detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -174,6 +184,47 @@ class DaskBackend(Backend):
                 self.cluster.close(timeout=10)
             except Exception:
                 pass
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored in this process (and so in the processes it starts) for the block."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _check_address(address: str) -> None:
+    """Raise UsageError unless `address` is one dask can connect to (scheme, host and port)."""
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import get_address_host_port
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, _ = parse_address(address)
+        get_backend(scheme)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            host, _ = get_address_host_port(address)
+            if not host.strip() or any(c.isspace() for c in host):
+                raise ValueError(f"no valid host in {address!r}")
+    except ValueError as exc:
+        raise UsageError(f"dask scheduler address {address!r}: {exc} (expected one like tcp://HOST:8786)") from None
+
+
+def _forget(clients: set[Any]) -> None:
+    """Mark clients whose constructor failed as closed: else each, when collected, spends 20 s
+    trying to close a connection it never had."""
+    for client in clients:
+        try:
+            client._loop_runner.stop()
+        except Exception:
+            pass
+        client.status = "closed"
 
 
 @contextmanager

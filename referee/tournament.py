@@ -267,50 +267,54 @@ def run(
     backend once it is up.
     """
     todo, records, head = prepare(config, resume)
-    executors.require(config.executor)
+    executors.require(config.executor, config.scheduler)
     config.out.mkdir(parents=True, exist_ok=True)
-    journal = Journal(config.out / JOURNAL, head)
+    if not todo:
+        Journal(config.out / JOURNAL, head).close()
+        return sorted(records, key=lambda r: r["index"])
     limits = Limits(move_ms=config.move_ms, start_ms=config.start_ms, max_faults=config.max_faults)
     journaled = {r["index"] for r in records}
     out = config.out.resolve()
     # Absolute working directories: a worker may run in another directory, or on another machine
     # where the same paths hold the same bots.
     entrants = {name: replace(e, cwd=os.path.abspath(e.cwd)) if e.cwd else e for name, e in config.entrants.items()}
-    try:
-        if todo:
-            with executors.open_backend(config.executor, min(config.concurrency, len(todo)),
-                                        scheduler=config.scheduler, shared_out=config.shared_out,
-                                        initializer=_worker_init, initargs=(plugins_dir,)) as backend:
-                if on_start is not None:
-                    on_start(backend)
-                if backend.kind == "local":
-                    pending = {backend.submit(play, spec, entrants, limits, str(out), name=spec.key): spec
-                               for spec in todo}
-                else:
-                    plugins = os.path.abspath(plugins_dir) if plugins_dir else None
-                    pending = {backend.submit(play_task, spec, entrants, limits, str(out), plugins,
-                                              backend.shared_out, name=spec.key): spec for spec in todo}
-                for future in cf.as_completed(pending):
-                    spec = pending.pop(future)  # drop our reference: the result may hold a replay
-                    try:
-                        record = future.result()
-                    except Exception as exc:
-                        err = backend.failure(exc, spec.key)
-                        if err is exc:
-                            raise
-                        raise err from exc
-                    files = record.pop(FILES, None)
-                    if record["index"] in journaled:
-                        continue  # a match is journaled once, whatever ran it twice
-                    if files:
-                        _write_files(out, files)
-                    journal.append(record)
-                    journaled.add(record["index"])
-                    records.append(record)
-                    if on_result is not None:
-                        on_result(record)
-    finally:
-        journal.close()
+    # The journal is opened once the backend is up: a scheduler that cannot be reached leaves no
+    # journal behind (which would ask for --resume next time).
+    with executors.open_backend(config.executor, min(config.concurrency, len(todo)),
+                                scheduler=config.scheduler, shared_out=config.shared_out,
+                                initializer=_worker_init, initargs=(plugins_dir,)) as backend:
+        journal = Journal(config.out / JOURNAL, head)
+        try:
+            if on_start is not None:
+                on_start(backend)
+            if backend.kind == "local":
+                pending = {backend.submit(play, spec, entrants, limits, str(out), name=spec.key): spec
+                           for spec in todo}
+            else:
+                plugins = os.path.abspath(plugins_dir) if plugins_dir else None
+                pending = {backend.submit(play_task, spec, entrants, limits, str(out), plugins,
+                                          backend.shared_out, name=spec.key): spec for spec in todo}
+            for future in cf.as_completed(pending):
+                spec = pending.pop(future)  # drop our reference: the result may hold a replay
+                try:
+                    record = future.result()
+                except Exception as exc:
+                    err = backend.failure(exc, spec.key)
+                    if err is exc:
+                        raise
+                    raise err from exc
+                files = record.pop(FILES, None)
+                if record["index"] in journaled:
+                    continue  # a match is journaled once, whatever ran it twice
+                if files:
+                    _write_files(out, files)
+                journal.append(record)
+                journaled.add(record["index"])
+                records.append(record)
+                if on_result is not None:
+                    on_result(record)
+        finally:
+            journal.close()
     return sorted(records, key=lambda r: r["index"])
 
 

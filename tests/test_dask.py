@@ -401,3 +401,14 @@ def test_the_driver_journals_a_schedule_index_only_once(tmp_path, monkeypatch):
     tour.run(config)
     _, records = read_journal(tmp_path / "o" / "journal.jsonl")
     assert [r["index"] for r in records] == [0]
+
+
+@needs_dask
+def test_a_scheduler_address_dask_cannot_use_is_a_one_line_usage_error(tmp_path):
+    path = tournament(tmp_path, RANDOM_BOT, seeds=1)
+    for address in ("nonsense://x", "tcp://127.0.0.1", "foo bar"):
+        proc = referee("tournament", str(path), "--out", str(tmp_path / "o"), "--scheduler", address)
+        assert proc.returncode == 2, proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and repr(address) in lines[0], proc.stderr
+    assert not (tmp_path / "o" / "journal.jsonl").exists()
