@@ -224,13 +224,18 @@ class _Frames:
             plays = self._note_played(outputs)
             table = self._table(step.state)
             done = False
+            in_center = [c for z in table[2] for c in z["cards"]]
             if plays and self.frames:
                 # a trick taken or a table cleared by this play: show the cards before they go
-                in_center = [c for z in table[2] for c in z["cards"]]
                 played = [c for _, cards in plays for c in cards]
                 if any(c not in in_center for c in played):
                     table = self._collected(table, plays)
                     done = True
+            elif self.frames and not in_center and not self.frames[-1].get("done") \
+                    and any(z["cards"] for z in self.frames[-1]["ctr"]):
+                # a table cleared without a play (everyone passed): show what was taken
+                table = (table[0], table[1], self.frames[-1]["ctr"], table[3])
+                done = True
             label = f"deal {step.deal} · move {step.number}" if move is not None else f"deal {step.state.deal} dealt"
             self.frames.append(self._frame(step.state.deal if move is None else step.deal, label, step, move,
                                            self._lines(outputs, move), table, self._turn(step.state), done,
