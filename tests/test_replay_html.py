@@ -1,0 +1,374 @@
+"""The HTML replay viewer: self-contained pages, tested in headless Chromium (driven over the
+DevTools protocol with a tiny stdlib websocket client), seat views that hold only what the seat
+was sent, and a tournament's index.html.
+
+Screenshots of each game's viewer are written to tests/artifacts/ (not tracked) for a human.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from referee.errors import UsageError
+from referee.plugins import load_registry
+from referee.replay_html import render_viewer, write_index, write_viewer
+from referee.replay_view import is_card
+from referee.testing import random_playout
+from referee.verify import load_replay, simulate
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+REGISTRY = load_registry()
+GAMES = {"maumau": 3, "presidente": 4, "mayor": 4}
+SEED = 4
+CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+
+
+def play(tmp_path: Path, game: str, seed: int = SEED, monitor=None) -> Path:
+    path = tmp_path / f"{game}-{seed}.jsonl"
+    random_playout(REGISTRY.game(game), {}, seed, GAMES[game], replay=path, monitor=monitor)
+    return path
+
+
+def page_data(text: str) -> dict:
+    raw = re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S).group(1)
+    return json.loads(raw)
+
+
+def referee(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "referee", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+
+
+# -- a tiny DevTools client (RFC 6455 websocket, stdlib only) --------------------------------------
+
+
+class DevTools:
+    """One page target of a Chromium, driven by DevTools protocol commands over a websocket."""
+
+    def __init__(self, ws_url: str) -> None:
+        url = urllib.parse.urlparse(ws_url)
+        self.sock = socket.create_connection((url.hostname, url.port), timeout=30)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET {url.path} HTTP/1.1\r\nHost: {url.hostname}:{url.port}\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                          .encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(4096)
+            assert chunk, "the websocket handshake was cut"
+            head += chunk
+        head, self.buf = head.split(b"\r\n\r\n", 1)
+        assert b" 101 " in head.split(b"\r\n", 1)[0], head
+        self.next_id = 0
+
+    def _send(self, text: str) -> None:
+        data = text.encode()
+        header = bytearray([0x81])  # FIN + text
+        if len(data) < 126:
+            header.append(0x80 | len(data))
+        elif len(data) < 65536:
+            header.append(0x80 | 126)
+            header += len(data).to_bytes(2, "big")
+        else:
+            header.append(0x80 | 127)
+            header += len(data).to_bytes(8, "big")
+        mask = os.urandom(4)
+        self.sock.sendall(bytes(header) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+
+    def _read(self, n: int) -> bytes:
+        while len(self.buf) < n:
+            chunk = self.sock.recv(1 << 16)
+            assert chunk, "the browser closed the websocket"
+            self.buf += chunk
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def _message(self) -> str:
+        parts = []
+        while True:
+            b0, b1 = self._read(2)
+            opcode, n = b0 & 0x0F, b1 & 0x7F
+            if n == 126:
+                n = int.from_bytes(self._read(2), "big")
+            elif n == 127:
+                n = int.from_bytes(self._read(8), "big")
+            payload = self._read(n)
+            if opcode == 0x8:
+                raise ConnectionError("the browser closed the websocket")
+            if opcode == 0x9:  # ping
+                continue
+            parts.append(payload)
+            if b0 & 0x80:
+                return b"".join(parts).decode()
+
+    def call(self, method: str, **params):
+        self.next_id += 1
+        self._send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            msg = json.loads(self._message())
+            if msg.get("id") == self.next_id:
+                assert "error" not in msg, msg
+                return msg.get("result", {})
+
+    def js(self, expression: str):
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        assert "exceptionDetails" not in result, result
+        return result["result"].get("value")
+
+    def key(self, key: str, code: int, times: int = 1) -> None:
+        for _ in range(times):
+            for kind in ("keyDown", "keyUp"):
+                self.call("Input.dispatchKeyEvent", type=kind, key=key, code=key, windowsVirtualKeyCode=code,
+                          nativeVirtualKeyCode=code)
+
+    def open(self, path: Path) -> None:
+        self.call("Page.navigate", url=path.resolve().as_uri())
+        deadline = time.monotonic() + 30
+        while self.js("document.readyState === 'complete' && document.body.dataset.ready") != "1":
+            assert time.monotonic() < deadline, "the viewer did not start"
+            time.sleep(0.05)
+
+    def screenshot(self, path: Path) -> None:
+        data = self.call("Page.captureScreenshot", format="png")["data"]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(base64.b64decode(data))
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if CHROMIUM is None:
+        pytest.skip("no chromium (.ci/run installs it: apt-get install chromium)")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    proc = subprocess.Popen(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+         "--remote-debugging-port=0", "--window-size=1400,900", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 30
+        while not (port_file.is_file() and port_file.read_text().strip()):
+            assert proc.poll() is None and time.monotonic() < deadline, "chromium did not start"
+            time.sleep(0.05)
+        port = int(port_file.read_text().split()[0])
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as r:
+                    targets = json.load(r)
+                page = next(t for t in targets if t.get("type") == "page")
+                break
+            except (OSError, StopIteration):
+                assert time.monotonic() < deadline, "no page target"
+                time.sleep(0.1)
+        tools = DevTools(page["webSocketDebuggerUrl"])
+        tools.call("Page.enable")
+        tools.call("Emulation.setDeviceMetricsOverride", width=1400, height=900, deviceScaleFactor=1, mobile=False)
+        yield tools
+        tools.sock.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def dom_hand(tools: DevTools, seat: int) -> list[str]:
+    return tools.js(f"[...document.querySelectorAll('#hand-{seat} .card[data-code]')].map(c => c.dataset.code)")
+
+
+def dom_center(tools: DevTools) -> list[str]:
+    return tools.js("[...document.querySelectorAll('#center .card[data-code]')].map(c => c.dataset.code)")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_viewer_steps_through_a_match_with_the_keyboard(browser, tmp_path, game):
+    path = play(tmp_path, game)
+    replay = load_replay(path)
+    page = write_viewer(replay, REGISTRY.game(game), tmp_path / f"{game}.html")
+    browser.open(page)
+    n = GAMES[game]
+    deal1 = next(r for r in replay.records if r["type"] == "deal")
+    assert browser.js("document.body.dataset.frame") == "0"
+    for seat in range(n):
+        assert sorted(dom_hand(browser, seat)) == sorted(deal1["hands"][seat])
+    # the truth after each move of deal 1 (its last move also deals deal 2), from the game state
+    steps = min(16, sum(1 for r in replay.records if r["type"] == "move" and r["deal"] == 1) - 1)
+    hands_after, moves = [], []
+    for step in simulate(replay, REGISTRY.game(game)):
+        if step.index:
+            zones = step.state.zones()
+            hands_after.append([sorted(v) for k, v in zones.items() if re.fullmatch(r"hand\s*\d+", k)])
+            moves.append(step.move)
+        if step.index == steps:
+            break
+    names = replay.names()
+    for i in range(1, steps + 1):
+        browser.key("ArrowRight", 39)
+        assert browser.js("document.body.dataset.frame") == str(i)
+        move = moves[i - 1]
+        for seat in range(n):
+            assert sorted(dom_hand(browser, seat)) == hands_after[i - 1][seat], (i, seat)
+        now = browser.js("document.getElementById('now').textContent")
+        assert f"[{move['seat']}] {names[move['seat']]}" in now
+        played = move["action"].get("play")
+        for card in [played] if isinstance(played, str) else played or []:
+            assert card in dom_center(browser), (i, card)
+            assert browser.js(f"document.querySelector('#now [data-code=\"{card}\"]') !== null")
+    log = browser.js("[...document.querySelectorAll('#log li')].map(li => li.textContent)")
+    assert len([line for line in log if line.startswith("[")]) >= steps
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / f"replay-{game}.png"
+    browser.screenshot(shot)
+    print(f"screenshot: {shot}")
+    browser.key("ArrowLeft", 37, times=2)
+    assert browser.js("document.body.dataset.frame") == str(steps - 2)
+    assert browser.js("document.getElementById('slider').value") == str(steps - 2)
+    browser.key("End", 35)
+    frames = len(page_data(page.read_text())["frames"])
+    assert browser.js("document.body.dataset.frame") == str(frames - 1)
+    rows = browser.js("[...document.querySelectorAll('#scores tr')].map(tr => tr.firstChild.textContent)")
+    deal_ends = [r["deal"] for r in replay.records if r["type"] == "deal_end"]
+    assert rows == ["deal"] + [str(d) for d in deal_ends] + ["result"]
+    browser.key("PageUp", 33)
+    assert browser.js("document.body.dataset.deal") == str(deal_ends[-1])
+    assert browser.js("document.getElementById('scores').rows.length") == len(deal_ends)  # the last deal not over
+    ranks = browser.js("document.querySelector('#scores tr.res') === null")
+    assert ranks is True
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_seat_viewer_shows_the_seats_hand_and_backs_for_the_others(browser, tmp_path, game):
+    path = play(tmp_path, game, seed=SEED + 1)
+    replay = load_replay(path)
+    seat = 1
+    page = write_viewer(replay, REGISTRY.game(game), tmp_path / f"{game}-seat.html", seat=seat)
+    browser.open(page)
+    deal1 = next(r for r in replay.records if r["type"] == "deal")
+    assert sorted(dom_hand(browser, seat)) == sorted(deal1["hands"][seat])
+    for other in range(GAMES[game]):
+        if other != seat:
+            assert dom_hand(browser, other) == []
+            backs = browser.js(f"document.querySelectorAll('#hand-{other} .card.back').length")
+            assert backs == len(deal1["hands"][other])
+    assert browser.js("document.getElementById('view').textContent").startswith(f"seen by seat {seat}")
+    browser.key("ArrowRight", 39, times=8)
+    assert browser.js("document.body.dataset.frame") == "8"
+    assert all(dom_hand(browser, o) == [] for o in range(GAMES[game]) if o != seat)
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.screenshot(ARTIFACTS / f"replay-{game}-seat{seat}.png")
+
+
+def test_names_are_text_never_markup(browser, tmp_path):
+    path = play(tmp_path, "maumau")
+    recs = [json.loads(line) for line in path.read_text().splitlines()]
+    evil = '</script><img src=x onerror="document.title=1"><b>bold</b>'
+    recs[0]["players"][0]["name"] = evil
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    page = write_viewer(load_replay(path), REGISTRY.game("maumau"), tmp_path / "evil.html")
+    assert evil not in page.read_text()
+    browser.open(page)
+    assert browser.js("document.querySelector('#seat-0 .who span').textContent") == evil
+    assert browser.js("document.querySelectorAll('img').length") == 0
+
+
+# -- without a browser -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_pages_are_self_contained(tmp_path, game):
+    text = render_viewer(load_replay(play(tmp_path, game)), REGISTRY.game(game))
+    assert "<link" not in text and "@import" not in text
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", text)
+    assert not re.search(r"url\(\s*['\"]?(?:https?:)?//", text)
+    assert "<script src" not in text
+    data = page_data(text)
+    assert data["game"] == game and data["frames"] and data["result"]["ranks"]
+
+
+class Collect:
+    def __init__(self) -> None:
+        self.strings: dict[int, set[str]] = {}
+
+    def sent(self, seat, message, state):
+        self.strings.setdefault(seat, set()).update(re.findall(r'"([^"\\]*)"', json.dumps(message)))
+
+    def stepped(self, state):
+        pass
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_seat_page_holds_no_card_the_seat_was_not_sent(tmp_path, game):
+    monitor = Collect()
+    replay = load_replay(play(tmp_path, game, monitor=monitor))
+    whole = {t for t in re.findall(r"[A-Za-z0-9]+", render_viewer(replay, REGISTRY.game(game))) if is_card(t)}
+    for seat in range(GAMES[game]):
+        text = render_viewer(replay, REGISTRY.game(game), seat)
+        data = page_data(text)
+        assert data["seed"] is None and data["kinds"] == []
+        codes = {t for t in re.findall(r"[A-Za-z0-9]+", json.dumps(data)) if is_card(t)}
+        assert not codes - monitor.strings[seat], codes - monitor.strings[seat]
+        assert codes < whole  # the whole-match page shows more
+
+
+def test_replay_html_command(tmp_path):
+    path = play(tmp_path, "presidente")
+    out = tmp_path / "out" / "p.html"
+    proc = referee("replay", str(path), "--html", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert out.is_file() and page_data(out.read_text())["title"] == "Presidente"
+    proc = referee("replay", str(path), "--html", str(out), "--seat", "2")
+    assert proc.returncode == 0 and page_data(out.read_text())["seat"] == 2
+    for args in (("--html", str(out), "--deal", "1"), ("--index", str(tmp_path))):
+        proc = referee("replay", str(path), *args)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_write_index_links_every_match_and_the_standings(tmp_path):
+    out = tmp_path / "t"
+    (out / "replays").mkdir(parents=True)
+    lines = [{"type": "tournament", "name": "Tiny <cup>", "fingerprint": "x"}]
+    for index, (game, seed) in enumerate([("maumau", 1), ("presidente", 2), ("mayor", 3)]):
+        key = f"{game}.g{index}.s{seed}"
+        random_playout(REGISTRY.game(game), {}, seed, GAMES[game], replay=out / "replays" / f"{key}.jsonl")
+        result = load_replay(out / "replays" / f"{key}.jsonl").result
+        lines.append({"type": "match", "index": index, "key": key, "game": game, "seed": seed,
+                      "seats": [f"bot{s}" for s in range(GAMES[game])], "scores": result["scores"],
+                      "ranks": result["ranks"], "faults": result["faults"], "disqualified": [],
+                      "fault_log": [], "decisions": 1, "seconds": 0.1, "replay": f"replays/{key}.jsonl"})
+    lines.append({**lines[-1], "index": 3, "key": "gone", "replay": "replays/gone.jsonl"})
+    (out / "replays" / "broken.jsonl").write_text('{"type":"header","game":"nope","players":[]}\n')
+    lines.append({**lines[-1], "index": 4, "key": "broken", "replay": "replays/broken.jsonl"})
+    (out / "journal.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    index = write_index(out, REGISTRY)
+    text = index.read_text()
+    assert "Tiny &lt;cup&gt;" in text and "<cup>" not in text
+    for game, seed, i in (("maumau", 1, 0), ("presidente", 2, 1), ("mayor", 3, 2)):
+        assert f'href="replays/{game}.g{i}.s{seed}.html"' in text
+        assert f'href="replays/{game}.g{i}.s{seed}.jsonl"' in text
+        assert (out / "replays" / f"{game}.g{i}.s{seed}.html").is_file()
+    assert "Standings: all games" in text and "bot0" in text and "Standings: maumau" in text
+    assert "missing" in text and "no viewer" in text
+    viewer = out / "replays" / "maumau.g0.s1.html"
+    stamp = viewer.stat().st_mtime_ns
+    write_index(out, REGISTRY)
+    assert viewer.stat().st_mtime_ns == stamp  # up to date: not rewritten
+    with pytest.raises(UsageError, match="no journal.jsonl"):
+        write_index(tmp_path, REGISTRY)
+    proc = referee("replay", "--index", str(out))
+    assert proc.returncode == 0 and "index.html" in proc.stdout
