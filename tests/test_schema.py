@@ -250,6 +250,7 @@ HELLO = {"type": "hello", "protocol": 1, "game": "maumau", "seat": 0, "players":
         ("message", {"type": "action", "id": "3", "index": 0}),
         ("message", {"type": "action", "id": 3, "index": -1}),
         ("message", {**HELLO, "protocol": 2}),
+        ("message", {**HELLO, "limits": {**HELLO["limits"], "total_ms": 0}}),
         ("message", {"type": "act", "id": 1, "obs": {}, "legal": [], "time_ms": 1000}),
         ("message", {"type": "event", "event": {"seat": 1}}),
         ("maumau_to_referee", {"type": "action", "id": 1, "action": {"play": "JH"}}),
@@ -283,6 +284,7 @@ def test_schema_rejects(definition, message, validators):
         ("mayor_to_referee", {"type": "action", "id": 2, "action": {"discard": "Y4"}}),
         ("message", {"type": "event", "event": {"kind": "a_kind_from_a_plugin", "anything": [1]}}),
         ("message", {**HELLO, "game": "a-plugin-game", "extra": "fields are allowed"}),
+        ("message", {**HELLO, "limits": {**HELLO["limits"], "total_ms": 60000}}),
     ],
 )
 def test_schema_accepts(definition, message, validators):
