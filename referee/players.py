@@ -95,6 +95,11 @@ class Player(ABC):
     def close(self) -> None:
         """Release every resource (processes, files); safe to call twice."""
 
+    def listens(self) -> bool:
+        """Whether `event` does anything; the runner skips events for a player that does not
+        listen (asked once per match, before the first event)."""
+        return True
+
 
 class Strategy(ABC):
     """An in-process player's brain, one instance per seat per match.
@@ -130,13 +135,23 @@ class StrategyPlayer(Player):
     def event(self, event: dict[str, Any]) -> None:
         self.strategy.event(event)
 
+    def listens(self) -> bool:
+        """False for a strategy that keeps the base no-op `Strategy.event`."""
+        return type(self).event is not StrategyPlayer.event or type(self.strategy).event is not Strategy.event
+
     def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int) -> Reply:
+        # referee.runner inlines this for plain StrategyPlayers: keep the two in step
         started = time.perf_counter()
         try:
             choice = self.strategy.choose(obs, legal)
         except Exception as exc:  # a strategy plugin's bug must not stop the match
             return Reply(fault=Fault("crash", f"strategy raised {type(exc).__name__}: {exc}"))
         ms = (time.perf_counter() - started) * 1000.0
+        return self.reply(choice, ms)
+
+    @staticmethod
+    def reply(choice: int | Action, ms: float) -> Reply:
+        """A strategy's choice as a Reply: an int (not a bool) is an index, anything else an action."""
         if isinstance(choice, int) and not isinstance(choice, bool):
             return Reply(index=choice, ms=ms)
         return Reply(action=choice, ms=ms)

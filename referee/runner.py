@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -13,7 +14,7 @@ from typing import Any, Protocol
 from referee import PROTOCOL_VERSION, __version__
 from referee.game import Event, Game, GameState, Record
 from referee.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
-from referee.players import Fault, Hello, Player, Reply
+from referee.players import Fault, Hello, Player, Reply, StrategyPlayer
 from referee.ranking import competition_ranks
 from referee.replay import ReplayWriter
 
@@ -170,21 +171,32 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
         if f.kind == "crash" or faults[seat] >= limits.max_faults:
             disqualify(seat)
 
+    # Events only go to seats whose player listens (an in-process strategy that keeps the base
+    # no-op `event` does not), so with no listener and no monitor no event message is even built.
+    listens = [player.listens() for player in players]
+    fan_out = monitor is not None or any(listens)
+    writing = replay is not None
+    write = writer.write
+
     def dispatch(outputs) -> None:
         for out in outputs:
             if type(out) is Record:
-                writer.write(out.data)
-                if out.data["type"] == "deal_end":
-                    deals.append(out.data)
+                data = out.data
+                write(data)
+                if data["type"] == "deal_end":
+                    deals.append(data)
                 if on_record is not None:
-                    on_record(out.data)
+                    on_record(data)
+                continue
+            if not fan_out:
                 continue
             message = out.message()
             for seat in out.to if out.to is not None else range(n):
                 if seat not in disqualified:
                     if monitor is not None:
                         monitor.sent(seat, {"type": "event", "event": message}, state)
-                    players[seat].event(message)
+                    if listens[seat]:
+                        players[seat].event(message)
 
     try:
         writer.write(header)
@@ -200,41 +212,64 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
 
         state = game.new_state(config, n, random.Random(seed))
         dispatch(state.drain())
+        to_act, legal_actions, observe, apply, drain = (state.to_act, state.legal_actions, state.observe,
+                                                         state.apply, state.drain)
+        # The seats played by a plain StrategyPlayer are asked directly (StrategyPlayer.act inlined:
+        # the same choice, time and crash fault, without building a Reply per decision).
+        strategies = [player.strategy if type(player) is StrategyPlayer else None for player in players]
+        total_ms = limits.total_ms
+        perf_counter = time.perf_counter
         act_id = 0
-        while (seat := state.to_act()) is not None:
-            legal = state.legal_actions()
+        while (seat := to_act()) is not None:
+            legal = legal_actions()
             move_fault: Fault | None = None
             ms = 0.0
             if seat in disqualified:
                 action = _fallback(legal, limits, fallback_rng)
-            elif limits.total_ms and left_ms[seat] < 1:
+            elif total_ms and left_ms[seat] < 1:
                 move_fault = Fault("timeout", f"total time budget of {limits.total_ms} ms used up")
                 fault(seat, state.deal, move_fault)
                 action = _fallback(legal, limits, fallback_rng)
             else:
-                obs = state.observe(seat)
+                obs = observe(seat)
                 act_id += 1
-                time_ms = move_ms[seat] if not limits.total_ms else min(move_ms[seat], int(left_ms[seat]))
+                time_ms = move_ms[seat] if not total_ms else min(move_ms[seat], int(left_ms[seat]))
                 if monitor is not None:
                     monitor.sent(seat, {"type": "act", "id": act_id, "obs": obs, "legal": legal,
                                         "time_ms": time_ms}, state)
-                reply = players[seat].act(act_id, obs, legal, time_ms)
-                ms = reply.ms
-                left_ms[seat] -= ms
-                action, move_fault = _resolve(state, legal, reply)
+                strategy = strategies[seat]
+                if strategy is not None:
+                    started = perf_counter()
+                    try:
+                        choice = strategy.choose(obs, legal)
+                    except Exception as exc:  # a strategy plugin's bug must not stop the match
+                        move_fault = Fault("crash", f"strategy raised {type(exc).__name__}: {exc}")
+                    else:
+                        ms = (perf_counter() - started) * 1000.0
+                        left_ms[seat] -= ms
+                        if type(choice) is int and 0 <= choice < len(legal):
+                            action = legal[choice]
+                        else:
+                            action, move_fault = _resolve(state, legal, StrategyPlayer.reply(choice, ms))
+                else:
+                    reply = players[seat].act(act_id, obs, legal, time_ms)
+                    ms = reply.ms
+                    left_ms[seat] -= ms
+                    action, move_fault = _resolve(state, legal, reply)
                 if move_fault is not None:
                     fault(seat, state.deal, move_fault)
                     action = _fallback(legal, limits, fallback_rng)
             deal = state.deal
             if on_applying is not None:
                 on_applying(state, seat, action)
-            state.apply(action)
+            apply(action)
             decisions += 1
-            move = {"type": "move", "deal": deal, "seat": seat, "action": action, "ms": round(ms, 3)}
-            if move_fault is not None:
-                move["fault"] = move_fault.record()
-            writer.write(move)
-            dispatch(state.drain())
+            if writing:
+                move = {"type": "move", "deal": deal, "seat": seat, "action": action, "ms": round(ms, 3)}
+                if move_fault is not None:
+                    move["fault"] = move_fault.record()
+                write(move)
+            dispatch(drain())
             if monitor is not None:
                 monitor.stepped(state)
 

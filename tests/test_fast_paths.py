@@ -1,0 +1,129 @@
+"""The runner's fast paths (issue 9) behave exactly like the generic Player path.
+
+A plain StrategyPlayer is asked directly (no Reply per decision) and events are skipped for
+players that do not listen: a match must give the same replay, result and faults as the same
+match played through a generic Player wrapper that goes through `act` and `event`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from referee.config import resolve_config
+from referee.players import Player, Strategy, StrategyPlayer
+from referee.plugins import load_registry
+from referee.replay import ReplayWriter, dumps, read_replay
+from referee.runner import Limits, Seat, run_match
+from referee_strategies.basic import RandomLegal
+
+registry = load_registry()
+
+
+class Wrapped(Player):
+    """A StrategyPlayer seen through the generic Player interface (the runner's slow path)."""
+
+    def __init__(self, inner: StrategyPlayer) -> None:
+        self.inner = inner
+        self.events = 0
+
+    def start(self, hello):
+        return self.inner.start(hello)
+
+    def event(self, event):
+        self.events += 1
+        self.inner.event(event)
+
+    def act(self, id, obs, legal, time_ms):
+        return self.inner.act(id, obs, legal, time_ms)
+
+    def end(self, result):
+        self.inner.end(result)
+
+
+class Odd(Strategy):
+    """Chooses in every way a strategy may: an index, an action, a bool, out of range, raising."""
+
+    def choose(self, obs, legal):
+        k = self.rng.randrange(12)
+        if k == 0:
+            return dict(legal[-1])  # an equal action, not the legal object itself
+        if k == 1 and self.seat == 1:
+            return len(legal)  # out of range: an illegal fault
+        if k == 2 and self.seat == 2:
+            return True  # a bool is no index: an action, illegal
+        if k == 3 and self.seat == 3:
+            raise ValueError("boom")  # a crash
+        return self.rng.randrange(len(legal))
+
+
+class Listening(RandomLegal):
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.seen: list[str] = []
+
+    def event(self, event):
+        self.seen.append(event["kind"])
+
+
+def _play(game_name, variant, seed, factory, wrap, path):
+    game = registry.games[game_name]
+    config = resolve_config(game, variant, 4)
+    seats = [Seat(f"s{i}", "strategy", "x") for i in range(4)]
+    strategies = [factory(game_name, i, config, random.Random(f"{seed}/{i}")) for i in range(4)]
+    players = [StrategyPlayer(s) for s in strategies]
+    if wrap:
+        players = [Wrapped(p) for p in players]
+    result = run_match(game, config, seed, seats, players, Limits(max_faults=3), replay=path)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    for line in lines:
+        line.pop("ms", None)
+    return result, lines, strategies
+
+
+@pytest.mark.parametrize("game", ["maumau", "presidente", "mayor"])
+@pytest.mark.parametrize("factory", [RandomLegal, Odd, Listening], ids=["random", "odd", "listening"])
+def test_fast_path_matches_generic_player_path(tmp_path, game, factory):
+    for seed in range(3):
+        fast, fast_lines, fast_strats = _play(game, {}, seed, factory, False, tmp_path / "fast.jsonl")
+        slow, slow_lines, slow_strats = _play(game, {}, seed, factory, True, tmp_path / "slow.jsonl")
+        assert fast_lines == slow_lines
+        assert fast.result == slow.result
+        assert fast.decisions == slow.decisions
+        assert [(f.seat, f.kind, f.detail) for f in fast.faults] == [(f.seat, f.kind, f.detail) for f in slow.faults]
+        if factory is Listening:
+            assert [s.seen for s in fast_strats] == [s.seen for s in slow_strats]
+            assert all(s.seen for s in fast_strats)
+        if factory is Odd and seed == 0:
+            assert {f.kind for f in fast.faults} >= {"illegal"}
+
+
+def test_listens():
+    config = {}
+    assert not StrategyPlayer(RandomLegal("maumau", 0, config, random.Random(0))).listens()
+    assert StrategyPlayer(Listening("maumau", 0, config, random.Random(0))).listens()
+
+    class Sub(StrategyPlayer):
+        def event(self, event):
+            pass
+
+    assert Sub(RandomLegal("maumau", 0, config, random.Random(0))).listens()
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+def test_replay_writer_lines(tmp_path, suffix):
+    records = [{"type": "header", "name": "é ü \u2028 \x01 \"q\" \\"}, {"a": [1, 2.5, -1.5, None, True]},
+               {"type": "move", "ms": 0.012, "action": {"play": ["3C", "3D"]}}]
+    path = tmp_path / f"r{suffix}"
+    writer = ReplayWriter(path)
+    for record in records:
+        writer.write(record)
+    writer.close()
+    writer.close()
+    assert list(read_replay(path)) == records
+    if suffix == ".jsonl":
+        expected = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
+        assert path.read_bytes() == expected.encode("utf-8")
+        assert dumps(records[0]) == json.dumps(records[0], ensure_ascii=False, separators=(",", ":"))
