@@ -97,8 +97,8 @@ class Names:
         return text
 
     def width(self) -> int:
-        return max((len(f"[{s}] {n}") for s, n in enumerate(self.names)), default=0) + (
-            6 if self.viewer is not None else 0)
+        """The widest seat name, for aligning move lines."""
+        return max((len(self(s).plain) for s in range(len(self.names))), default=0)
 
 
 def _join(*parts: Text | str) -> Text:
