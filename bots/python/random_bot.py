@@ -2,8 +2,10 @@
 """A bot that plays a random legal action: the template for bot authors (protocol v1).
 
 Copy this file and replace `choose()` with your own logic. Only the standard library is used.
+docs/writing-a-bot.md goes from here to a validated bot; bots/python/smart_bot.py shows simple
+knowledge of each game.
 
-How a bot talks to the referee (see the protocol documentation for every field):
+How a bot talks to the referee (docs/protocol.md has every field, per game):
 - The referee writes one JSON object per line to our stdin; we answer with one JSON object per
   line on stdout, flushed at once (otherwise the answer sits in a buffer and we time out).
 - Messages we get: "hello" (once, first), "event" (something we may see happened), "act" (our
@@ -11,7 +13,8 @@ How a bot talks to the referee (see the protocol documentation for every field):
 - Anything we print to stderr goes to our log file, so debug output belongs there, never on
   stdout: a stdout line that is not a protocol message is a fault.
 
-Try it: `referee play maumau --player random --player "python3 bots/python/random_bot.py"`.
+Try it: `referee play maumau --player random --player "python3 bots/python/random_bot.py"`,
+then `referee validate maumau -- python3 bots/python/random_bot.py`.
 """
 
 import json
