@@ -101,5 +101,8 @@ def test_writing_a_bot_is_linked_from_the_readme_and_names_real_files():
     guide = (ROOT / "docs" / "writing-a-bot.md").read_text(encoding="utf-8")
     for path in re.findall(r"`(bots/[\w/.]+)`", guide):
         assert (ROOT / path).exists(), path
+    listing = (ROOT / "bots" / "README.md").read_text(encoding="utf-8")
+    for path in re.findall(r"\| `([\w/.]+)`", listing):
+        assert (ROOT / "bots" / path).exists(), path
     for command in ("referee play", "referee validate"):
         assert command in guide
