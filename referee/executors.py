@@ -154,10 +154,14 @@ class DaskBackend(Backend):
         return self.executor.submit(fn, *args, key=f"match-{name}-{self._run}")
 
     def failure(self, exc: BaseException, name: str) -> BaseException:
+        """One line: a remote traceback helps nobody at the driver (the match replays locally)."""
+        after = "the journal holds every finished match: --resume plays the rest"
         if type(exc).__name__ == "KilledWorker":
-            return RefereeError(f"match {name} was lost with every worker that ran it ({exc}); the journal "
-                                "holds every finished match: --resume plays the rest")
-        return exc
+            return RefereeError(f"match {name} was lost with every worker that ran it ({exc}); {after}")
+        hint = " (is referee installed on every worker, with the same plugins?)" \
+            if isinstance(exc, ImportError) else ""
+        detail = str(exc).splitlines()[0] if str(exc) else ""
+        return RefereeError(f"match {name} failed on a dask worker{hint}: {type(exc).__name__}: {detail}; {after}")
 
     def close(self) -> None:
         try:
