@@ -272,7 +272,8 @@ def run(
     if not todo:
         Journal(config.out / JOURNAL, head).close()
         return sorted(records, key=lambda r: r["index"])
-    limits = Limits(move_ms=config.move_ms, start_ms=config.start_ms, max_faults=config.max_faults)
+    limits = Limits(move_ms=config.move_ms, start_ms=config.start_ms, max_faults=config.max_faults,
+                    **config.bot_limits)
     journaled = {r["index"] for r in records}
     out = config.out.resolve()
     # Absolute working directories: a worker may run in another directory, or on another machine

@@ -83,6 +83,7 @@ class TournamentConfig:
     executor: str = "local"  # where matches run: "local" or "dask" (referee/executors.py)
     scheduler: str | None = None  # the dask scheduler's address; None: a LocalCluster
     shared_out: bool = False  # dask workers see `out` (shared storage) and write replays there
+    bot_limits: dict[str, Any] = field(default_factory=dict)  # [limits] for hostile bots (docs/security.md)
 
     def matches(self) -> list[MatchSpec]:
         """Every match of the tournament, in a fixed order (the order standings are computed in)."""
@@ -170,8 +171,8 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
     seed = r.get(data, "seed", "", int, default=0)
     limits = r.get(data, "limits", "", dict, default={})
     for key in limits:
-        if key not in ("move_ms", "start_ms", "max_faults"):
-            raise r.fail(f"limits.{key}", "move_ms, start_ms or max_faults (unknown key)")
+        if key not in ("move_ms", "start_ms", "max_faults") + BOT_LIMITS:
+            raise r.fail(f"limits.{key}", f"move_ms, start_ms, max_faults, {', '.join(BOT_LIMITS)} (unknown key)")
     move_ms = _positive(r, limits, "move_ms", "limits", 1000)
     start_ms = _positive(r, limits, "start_ms", "limits", 5000)
     max_faults = _positive(r, limits, "max_faults", "limits", 1)
@@ -246,7 +247,25 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
                          players)
         games.append(GameEntry(game_name, config, players, schedule, focus, seeds, duplicate, names))
     return TournamentConfig(path, name, seed, tuple(games), entrants, move_ms, start_ms, max_faults,
-                            concurrency, out_dir, executor, scheduler, shared_out)
+                            concurrency, out_dir, executor, scheduler, shared_out, _bot_limits(r, limits))
+
+
+BOT_LIMITS = ("sandbox", "grace_ms", "total_ms", "cpu_s", "memory_mb", "fsize_mb", "nofile")
+
+
+def _bot_limits(r: _Reader, limits: dict) -> dict[str, Any]:
+    """The [limits] keys for hostile bots (docs/security.md): sandbox "none" or "bwrap", the rest >= 0."""
+    out: dict[str, Any] = {}
+    for key in BOT_LIMITS:
+        if key == "sandbox" and key in limits:
+            out[key] = r.get(limits, key, "limits", str)
+            if out[key] not in ("none", "bwrap"):
+                raise r.fail("limits.sandbox", '"none" or "bwrap"', out[key])
+        elif key in limits:
+            out[key] = r.get(limits, key, "limits", int)
+            if out[key] < 0:
+                raise r.fail(f"limits.{key}", "0 or more", out[key])
+    return out
 
 
 

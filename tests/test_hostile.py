@@ -454,3 +454,56 @@ def test_hostile_action_shapes_never_raise_in_resolve(game):
                 assert resolved is None or isinstance(resolved, dict)
             state.apply(legal[rng.randrange(len(legal))])
             state.drain()
+
+
+# -- tournaments: the [limits] table carries the hostile-bot limits ------------------------------
+
+
+def _tournament(tmp_path: Path, limits: str) -> Path:
+    path = tmp_path / "t.toml"
+    path.write_text(f"""
+name = "t"
+[limits]
+move_ms = 500
+{limits}
+[[entrants]]
+name = "probe"
+command = "{sys.executable} {BOTS / 'probe.py'}"
+[[entrants]]
+strategy = "random"
+[[games]]
+game = "maumau"
+players = 2
+""")
+    return path
+
+
+@pytest.mark.parametrize("sandbox", MODES)
+def test_tournament_limits_reach_the_bots(tmp_path, sandbox):
+    from referee import tournament as tour
+    from referee.tournament_config import load_tournament
+
+    path = _tournament(tmp_path, f'sandbox = "{sandbox}"\ncpu_s = 11\nmemory_mb = 500\ntotal_ms = 60000\n'
+                                 'grace_ms = 20\nfsize_mb = 5\nnofile = 40')
+    config = load_tournament(path, REGISTRY, out=tmp_path / "out", concurrency=1)
+    assert config.bot_limits == {"sandbox": sandbox, "grace_ms": 20, "total_ms": 60000, "cpu_s": 11,
+                                 "memory_mb": 500, "fsize_mb": 5, "nofile": 40}
+    records = tour.run(config)
+    assert [r["faults"] for r in records] == [[0, 0]]
+    log = next((tmp_path / "out" / "replays").glob("*.seat0.log")).read_text()
+    assert "limit CPU 11 12" in log and f"limit AS {500 << 20}" in log and "limit NOFILE 40 40" in log
+    assert ("referee-scratch-" in log) == (sandbox == "bwrap")  # HOME/TMPDIR: its scratch dir
+
+
+@pytest.mark.parametrize("line, message", [
+    ('sandbox = "docker"', 'limits.sandbox: expected "none" or "bwrap"'),
+    ("cpu_s = -1", "limits.cpu_s: expected 0 or more"),
+    ('memory_mb = "lots"', "limits.memory_mb: expected an integer"),
+    ("walls = 3", "limits.walls: expected move_ms, start_ms, max_faults, sandbox"),
+])
+def test_tournament_limits_are_checked(tmp_path, line, message):
+    from referee.errors import ConfigError
+    from referee.tournament_config import load_tournament
+
+    with pytest.raises(ConfigError, match=message):
+        load_tournament(_tournament(tmp_path, line), REGISTRY)
