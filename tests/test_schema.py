@@ -33,6 +33,7 @@ class Validators:
 
     def __init__(self) -> None:
         self._cache: dict[str, Draft202012Validator] = {}
+        self._rooted: set[tuple[str, str]] = set()
 
     def __call__(self, name: str) -> Draft202012Validator:
         if name not in self._cache:
@@ -42,11 +43,14 @@ class Validators:
         return self._cache[name]
 
     def check_sent(self, game: str, message: dict) -> None:
-        """A message from the referee: its own game's definition, and the generic root."""
+        """A message from the referee: its own game's definition (which includes the generic
+        one), and the root for the first message of each type (the root adds only its oneOf)."""
         kind = message["type"]
         name = {"hello": f"{game}_hello", "event": f"{game}_event_message", "act": f"{game}_act"}.get(kind, kind)
         _check(self(name), message)
-        _check(self("message"), message)
+        if (game, kind) not in self._rooted:
+            self._rooted.add((game, kind))
+            _check(self("message"), message)
 
 
 def _check(validator: Draft202012Validator, message: dict) -> None:
