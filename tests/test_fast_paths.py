@@ -127,3 +127,25 @@ def test_replay_writer_lines(tmp_path, suffix):
         expected = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
         assert path.read_bytes() == expected.encode("utf-8")
         assert dumps(records[0]) == json.dumps(records[0], ensure_ascii=False, separators=(",", ":"))
+
+
+def test_orjson_and_stdlib_write_the_same_bytes(tmp_path, monkeypatch):
+    """replay.dumps_line with orjson (if installed) and without it give the same bytes."""
+    import importlib.util
+    import sys
+
+    import referee.replay as replay
+
+    monkeypatch.setitem(sys.modules, "orjson", None)  # the import fails: the stdlib fallback
+    spec = importlib.util.spec_from_file_location("replay_without_orjson", replay.__file__)
+    plain = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plain)
+    assert plain.orjson is None
+    records: list = [{"f": x} for x in (1e-5, 1e-9, 1e-11, 1e16, 1e-4, 0.0001, 5e-324, 1.7976931348623157e308)]
+    records += [{1: 2, None: 3}, {"n": 2**70}, {"t": (1, 2)}, {"nested": [[[{"a": None}]]]}, "text", 3, None]
+    for seed in range(3):
+        for game in ("maumau", "presidente", "mayor"):
+            _, lines, _ = _play(game, {}, seed, Odd, False, tmp_path / "r.jsonl")
+            records += lines
+    for record in records:
+        assert replay.dumps_line(record) == plain.dumps_line(record) == (replay.dumps(record) + "\n").encode()
