@@ -25,7 +25,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -300,8 +300,3 @@ def _report(game: Game, argv: Sequence[str], limits: Limits, tally: _Tally, plan
         },
     }
     return report
-
-
-def with_limits(limits: Limits, **changes: Any) -> Limits:
-    """`limits` with some fields changed (None values ignored)."""
-    return replace(limits, **{k: v for k, v in changes.items() if v is not None})

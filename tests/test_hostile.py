@@ -330,7 +330,7 @@ def test_resource_limits_and_environment_as_the_bot_sees_them(tmp_path, sandbox,
     run = play(tmp_path, bot("probe"), sandbox=sandbox, cpu_s=7, memory_mb=300, fsize_mb=3, nofile=50)
     assert_contained(run, None)
     log = run.log()
-    assert f"limit CPU 7 8" in log
+    assert "limit CPU 7 8" in log
     assert f"limit AS {300 << 20} {300 << 20}" in log
     assert f"limit FSIZE {3 << 20} {3 << 20}" in log
     assert "limit NOFILE 50 50" in log
