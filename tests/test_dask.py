@@ -176,20 +176,28 @@ def tournament(tmp_path: Path, bot_source: str, bot_name="bot.py", seeds=2, targ
 RANDOM_BOT = (ROOT / "bots" / "python" / "random_bot.py").read_text()
 
 
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory):
+    """A small tournament with a command bot, and its outputs from the local executor."""
+    tmp = tmp_path_factory.mktemp("tournament")
+    path = tournament(tmp, RANDOM_BOT, seeds=1, extra='[[entrants]]\nstrategy = "maumau-greedy"\n')
+    local = referee("tournament", str(path), "--out", str(tmp / "local"), "--concurrency", "2")
+    assert local.returncode == 0, local.stderr
+    return path, tmp / "local"
+
+
 @needs_dask
-def test_scheduler_and_two_workers_give_the_standings_of_a_local_run(scheduler, workers, tmp_path):
-    path = tournament(tmp_path, RANDOM_BOT, extra='[[entrants]]\nstrategy = "maumau-greedy"\n')
+def test_scheduler_and_two_workers_give_the_standings_of_a_local_run(scheduler, workers, local_run, tmp_path):
+    path, local = local_run
     total = len(load_tournament(path, REGISTRY).matches())
     elsewhere = tmp_path / "driver"  # the driver runs in another directory than the file and workers
     elsewhere.mkdir()
-    local = referee("tournament", str(path), "--out", str(tmp_path / "local"), "--concurrency", "2")
-    assert local.returncode == 0, local.stderr
     env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
     remote = referee("tournament", str(path), "--out", str(tmp_path / "dask"), "--executor", "dask",
                      "--scheduler", scheduler, cwd=elsewhere, env=env)
     assert remote.returncode == 0, remote.stderr
     assert f"dask scheduler {scheduler}" in remote.stdout
-    _same_outputs(tmp_path / "local", tmp_path / "dask")
+    _same_outputs(local, tmp_path / "dask")
     _, records = read_journal(tmp_path / "dask" / "journal.jsonl")
     assert sorted(r["index"] for r in records) == list(range(total))
     assert len({r["pid"] for r in records}) == 2, "both workers played"
@@ -202,7 +210,7 @@ def test_scheduler_and_two_workers_give_the_standings_of_a_local_run(scheduler, 
                      "--shared-out", cwd=elsewhere, env={**env, "DASK_SCHEDULER_ADDRESS": scheduler})
     assert shared.returncode == 0, shared.stderr
     assert f"dask scheduler {scheduler}" in shared.stdout, "the address comes from the environment"
-    _same_outputs(tmp_path / "local", tmp_path / "shared")
+    _same_outputs(local, tmp_path / "shared")
 
 
 # A bot that plays its first legal action slowly and leaves when told `end`, but stays when its
@@ -305,16 +313,14 @@ def test_a_worker_killed_mid_match_its_match_runs_elsewhere_once_and_its_bots_di
 
 
 @needs_dask
-def test_executor_dask_without_an_address_starts_a_local_cluster(tmp_path):
-    path = tournament(tmp_path, RANDOM_BOT, seeds=1)
+def test_executor_dask_without_an_address_starts_a_local_cluster(local_run, tmp_path):
+    path, local = local_run
     env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
-    local = referee("tournament", str(path), "--out", str(tmp_path / "local"), env=env)
-    assert local.returncode == 0, local.stderr
     cluster = referee("tournament", str(path), "--out", str(tmp_path / "cluster"), "--executor", "dask",
                       "--concurrency", "2", env=env)
     assert cluster.returncode == 0, cluster.stderr
     assert "local dask cluster of 2 worker processes" in cluster.stdout
-    _same_outputs(tmp_path / "local", tmp_path / "cluster")
+    _same_outputs(local, tmp_path / "cluster")
 
 
 def test_without_dask_the_dask_executor_is_a_one_line_error_and_local_still_works(tmp_path):
@@ -405,10 +411,13 @@ def test_the_driver_journals_a_schedule_index_only_once(tmp_path, monkeypatch):
 
 @needs_dask
 def test_a_scheduler_address_dask_cannot_use_is_a_one_line_usage_error(tmp_path):
+    for address in ("nonsense://x", "tcp://127.0.0.1", "foo bar", "tcp://:8786"):
+        with pytest.raises(UsageError, match="expected one like tcp://HOST:8786"):
+            executors.require("dask", address)
+    executors.require("dask", "tcp://10.0.0.5:8786")
     path = tournament(tmp_path, RANDOM_BOT, seeds=1)
-    for address in ("nonsense://x", "tcp://127.0.0.1", "foo bar"):
-        proc = referee("tournament", str(path), "--out", str(tmp_path / "o"), "--scheduler", address)
-        assert proc.returncode == 2, proc.stderr
-        lines = proc.stderr.strip().splitlines()
-        assert len(lines) == 1 and repr(address) in lines[0], proc.stderr
+    proc = referee("tournament", str(path), "--out", str(tmp_path / "o"), "--scheduler", "foo bar")
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'foo bar'" in lines[0], proc.stderr
     assert not (tmp_path / "o" / "journal.jsonl").exists()
