@@ -11,7 +11,7 @@ a `concurrent.futures.Executor` and tells the driver what it needs to know about
   processes, one thread each). Tasks are retried on failure (`retries=RETRIES`) and rescheduled
   when their worker dies (the scheduler's `allowed-failures`); workers return the replay with the
   record unless the output directory is shared storage (`shared_out`); the bots of a match get a
-  parent-death guard (see `referee.tournament.play`), since a dask worker can die mid-match.
+  parent-death guard (`referee.tournament.play_task`), since a dask worker can die mid-match.
 
 Dask is an optional extra: nothing here imports it at module level, and asking for it without it
 installed is a one-line usage error naming what to install.
@@ -58,8 +58,6 @@ class Backend:
     kind = "local"
     #: workers write replays and bot logs straight into the output directory
     shared_out = True
-    #: bots get a parent-death guard (their worker may be killed without running any cleanup)
-    guard = False
 
     def __init__(self, executor: cf.Executor, description: str) -> None:
         self.executor = executor
@@ -114,7 +112,6 @@ class DaskBackend(Backend):
     """A Dask cluster: a remote scheduler's workers, or a LocalCluster started for this run."""
 
     kind = "dask"
-    guard = True
 
     def __init__(self, scheduler: str | None, workers: int, shared_out: bool) -> None:
         require("dask", scheduler)
