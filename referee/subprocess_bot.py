@@ -384,6 +384,8 @@ class SubprocessPlayer(Player):
                     # Only a bot told `end` is owed the grace period; a disqualified one is not.
                     self._wait_exit(self._end_deadline)
                     live = _family(proc.pid, self.bot_id, self._since)
+                    if self.sandboxed:
+                        live = _sandbox_strays(proc.pid, live)
                     if live:
                         self.conduct.append(("stray-process", f"{len(live)} process{'es' if len(live) > 1 else ''} "
                                              f"still running {self.end_grace_ms} ms after end (killed)"))
@@ -766,6 +768,28 @@ def _stat(pid: int | str) -> tuple[int, int, int, str, int] | None:
         return None
     fields = data[data.rindex(b")") + 2 :].split()
     return int(fields[1]), int(fields[2]), int(fields[3]), fields[0].decode(), int(fields[19])
+
+
+def _sandbox_strays(root: int, family: dict[int, int]) -> dict[int, int]:
+    """The processes of a sandboxed bot that count as still running: none once the bot's own
+    process (pid 2 in its namespace, after bwrap's init) has exited, since the kernel is then
+    killing the rest; else all but bwrap's own two processes."""
+    wrappers = {root} | {pid for pid in family if (_stat(pid) or (0,))[0] == root and _comm(pid) == "bwrap"}
+    main = [pid for pid in family if pid not in wrappers and (_stat(pid) or (0,))[0] in wrappers
+            and _ns_pid(pid) == 2]
+    return {pid: start for pid, start in family.items() if pid not in wrappers} if main else {}
+
+
+def _ns_pid(pid: int) -> int | None:
+    """A process's pid in its own (innermost) PID namespace."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("NSpid:"):
+                    return int(line.split()[-1])
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def _comm(pid: int) -> str:
