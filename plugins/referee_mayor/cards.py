@@ -80,4 +80,4 @@ def weakest(cards: list[str]) -> str:
 
 def votes(cards) -> int:
     """The M-14 votes of some cards."""
-    return sum(VOTES[c] for c in cards)
+    return sum(map(VOTES.__getitem__, cards))

@@ -199,7 +199,7 @@ class MayorState(GameState):
             out: list[Action] = []
             for card in self._playable_cards():
                 if card == CASINO:
-                    out.extend({"play": CASINO, "name": n} for n in self._casino_names(seat))
+                    out += [{"play": CASINO, "name": n} for n in self._casino_names(seat)]
                 else:
                     out.append({"play": card})
             return out
@@ -247,9 +247,10 @@ class MayorState(GameState):
     def _casino_names(self, seat: int) -> list[str]:
         """M-11a: basic, every code but the player's hand and CASINO; advanced, every
         non-Special code but the player's hand and the called Mayor."""
-        hand = self.hands[seat]
+        hand = set(self.hands[seat])
         if self.advanced:
-            return [c for c in NON_SPECIAL if c not in hand and c != self.mayor]
+            hand.add(self.mayor)
+            return [c for c in NON_SPECIAL if c not in hand]
         return [c for c in DECK if c not in hand]  # CASINO is in the hand
 
     def _is_legal(self, action: Any) -> bool:
@@ -576,9 +577,9 @@ class MayorState(GameState):
             "deal": self.deal,
             "deals": self.deals,
             "dealer": self.dealer,
-            "scores": list(self.scores),
-            "hand": list(self.hands[seat]),
-            "hand_sizes": [len(h) for h in self.hands],
+            "scores": self.scores[:],
+            "hand": self.hands[seat][:],
+            "hand_sizes": list(map(len, self.hands)),
             "candidate": c,
             "called": called,
             "role": role,
@@ -589,11 +590,11 @@ class MayorState(GameState):
             "trick_no": self.trick_no,
             "leader": self.leader,
             "led": self.led,
-            "trick_cards": list(self.trick_cards),
-            "trick_seats": list(self.trick_seats),
-            "played_cards": list(self.played_cards),
-            "played_seats": list(self.played_seats),
-            "winners": list(self.winners),
+            "trick_cards": self.trick_cards[:],
+            "trick_seats": self.trick_seats[:],
+            "played_cards": self.played_cards[:],
+            "played_seats": self.played_seats[:],
+            "winners": self.winners[:],
             "casino": dict(self.casino) if self.casino is not None else None,
         }
         if seat == c and called is not None:
