@@ -74,7 +74,7 @@ def play(tmp_path: Path, argv: list[str], sandbox: str = "none", move_ms: int | 
     lim = Limits(move_ms=MOVE_MS, start_ms=3000, sandbox=sandbox, **limits)
     config = resolve_config(MAUMAU, {}, 3)
     seats = [Seat("random", "strategy", "random"), Seat("hostile", "command", " ".join(argv), move_ms),
-             Seat("random_bot", "command", " ".join(RANDOM_BOT))]
+             Seat("random_bot", "command", " ".join(RANDOM_BOT), 5000)]  # never late, even on a busy machine
     opts = subprocess_options(lim)
     players = [
         StrategyPlayer(RandomLegal("maumau", 0, config, random.Random(0))),
@@ -406,7 +406,7 @@ def test_total_time_budget_per_match(tmp_path):
     assert_contained(run, "timeout")
     moves = [r for r in read_replay(run.out / "m.jsonl") if r["type"] == "move" and r["seat"] == HOSTILE]
     answered = [m for m in moves if "fault" not in m and m["ms"] > 0]
-    assert 2 <= len(answered) <= 5  # about 100 ms each out of 450
+    assert 1 <= len(answered) <= 5  # about 100 ms each out of 450 (more on a busy machine)
     assert sum(m["ms"] for m in answered) <= 450 + 100
 
 
