@@ -18,7 +18,7 @@ def validate(
     command: Annotated[
         list[str], typer.Argument(help="The bot's command line, after `--` (e.g. -- python3 mybot.py).")
     ],
-    seeds: Annotated[int, typer.Option(min=1, help="Seeds per variant, table size, reference and seat.")] = 1,
+    seeds: Annotated[int, typer.Option(min=1, help="Seeds per variant, table size and seat.")] = 1,
     seed: Annotated[int, typer.Option(help="The first seed.")] = 1,
     move_ms: Annotated[int, typer.Option(min=1, help="Time limit per decision, in ms.")] = 1000,
     start_ms: Annotated[int, typer.Option(min=1, help="Time limit for the bot to answer hello, in ms.")] = 5000,
