@@ -187,23 +187,25 @@ class MauMauState(GameState):
 
     def observe(self, seat: int) -> dict[str, Any]:
         turn = self.turn
+        hands = self.hands
+        discard = self.discard
         return {
             "seat": seat,
             "to_act": turn,
             "phase": self.phase,
             "deal": self.deal,
             "dealer": self.dealer,
-            "hand": list(self.hands[seat]),
-            "top": self.discard[-1],
+            "hand": hands[seat][:],
+            "top": discard[-1],
             "suit": self.suit,
             "penalty": self.penalty,
             "chain": self.chain,
             "drawn": self.drawn if seat == turn else None,
-            "counts": [len(h) for h in self.hands],
+            "counts": list(map(len, hands)),
             "stock": len(self.stock),
-            "discard": len(self.discard),
-            "active": list(self.active),
-            "totals": list(self.totals),
+            "discard": len(discard),
+            "active": self.active[:],
+            "totals": self.totals[:],
             "tiebreak": self.tiebreaks,
             "target": self.target,
         }
@@ -265,7 +267,11 @@ class MauMauState(GameState):
             return []
         if phase == SUIT:
             return [dict(a) for a in _SUIT_ACTIONS]
-        due = self._due()
+        if self.announcements:  # MM-7, as _due()
+            left = len(self.hands[self.turn]) - 1
+            due = MAU if left == 1 else MAU_MAU if left == 0 else None
+        else:
+            due = None
         out: list[Action] = []
         if phase == DRAWN:  # MM-5: play the drawn card at once, or keep it
             self._plays(self.drawn, out, due)
@@ -283,7 +289,10 @@ class MauMauState(GameState):
             suit, rank = self.suit, self.discard[-1][0]
             for card in hand:
                 if card != last and (card[1] == suit or card[0] == rank or card[0] == "J"):
-                    self._plays(card, out, due)
+                    if card[0] == "J" or due:
+                        self._plays(card, out, due)
+                    else:
+                        out.append({"play": card})
                 last = card
         if self.penalty:  # MM-4: taking the penalty is always allowed
             out.append({"draw": True})
