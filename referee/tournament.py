@@ -289,7 +289,8 @@ def run(
             if on_start is not None:
                 on_start(backend)
             if backend.kind == "local":
-                pending = {backend.submit(play, spec, entrants, limits, str(out), name=spec.key): spec
+                # guarded too: a worker killed outright (SIGKILL, OOM) takes its bots with it
+                pending = {backend.submit(play, spec, entrants, limits, str(out), None, True, name=spec.key): spec
                            for spec in todo}
             else:
                 plugins = os.path.abspath(plugins_dir) if plugins_dir else None

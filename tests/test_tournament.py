@@ -260,3 +260,60 @@ config = {{ target = 300 }}
     assert resumed.returncode == 0, resumed.stderr
     _, after = read_journal(journal)
     assert sorted(r["index"] for r in after) == list(range(total))
+
+
+STUBBORN_BOT = """
+import json, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+try:
+    for line in sys.stdin:
+        m = json.loads(line)
+        reply = None
+        if m["type"] == "hello":
+            reply = {"type": "ready", "name": "stubborn"}
+        elif m["type"] == "act":
+            reply = {"type": "action", "id": m["id"], "index": 0}
+        if reply is not None:
+            sys.stdout.write(json.dumps(reply) + "\\n")
+            sys.stdout.flush()
+except OSError:
+    pass
+time.sleep(60)  # outlives its referee unless something kills it
+"""
+
+
+def test_killed_tournament_leaves_no_bot_behind(tmp_path):
+    """SIGKILL of the driver and its workers: the bots (ignoring EOF, EPIPE and SIGTERM) die too."""
+    bot = tmp_path / "sigkill_marker_stubborn.py"
+    bot.write_text(STUBBORN_BOT)
+    path = write(tmp_path, f"""
+seed = 4
+seeds = 20
+concurrency = 2
+[[entrants]]
+strategy = "random"
+[[entrants]]
+name = "stubborn"
+command = "{sys.executable} {bot}"
+[[games]]
+game = "maumau"
+players = 2
+""")
+    out = tmp_path / "o"
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "tournament", str(path), "--out", str(out)],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not _running(bot.name):
+        time.sleep(0.005)
+    assert _running(bot.name), "the bot never started"
+    os.killpg(proc.pid, signal.SIGKILL)  # driver and workers, no cleanup anywhere
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _running(bot.name):
+        time.sleep(0.05)
+    leftover = _running(bot.name)
+    for pid in leftover:
+        os.kill(pid, signal.SIGKILL)
+    assert leftover == [], "a bot outlived its killed worker"
