@@ -20,7 +20,7 @@ from typing import Any
 from referee.errors import RulesError
 from referee.game import Action, Event, GameState, Outcome, Output, Record, check_cards, next_script_record
 
-from referee_maumau.cards import ORDER, POINTS, SUITS, decks_for, make_deck
+from referee_maumau.cards import ORDER, POINTS, STANDARD_RANKS, SUITS, decks_for, make_deck
 
 SUIT, PLAY, DRAWN, OVER = "suit", "play", "drawn", "over"
 MAU, MAU_MAU = "mau", "mau mau"
@@ -28,6 +28,11 @@ MAU, MAU_MAU = "mau", "mau mau"
 _ORDER_KEY = ORDER.__getitem__
 _SUIT_ACTIONS = tuple({"suit": s} for s in SUITS)
 _CARD_KEYS = ("card", "cards")  # the only event fields that ever carry card codes
+#: MM-3: the cards playable on a top card of rank r with suit s to match (key s + r): that suit,
+#: that rank, and every Jack
+_MATCH: dict[str, frozenset[str]] = {
+    s + r: frozenset(c for c in ORDER if c[1] == s or c[0] == r or c[0] == "J") for s in SUITS for r in STANDARD_RANKS
+}
 
 
 class MauMauState(GameState):
@@ -162,8 +167,15 @@ class MauMauState(GameState):
         return None
 
     def apply(self, action: Action) -> None:
-        # the runner resolves each action first: skip resolving the very same object again
-        act = action if action is self._resolved else self.resolve(action)
+        # the runner resolves each action first (or picks it from the legal list): skip
+        # resolving the very same object again
+        act = action
+        if action is not self._resolved:
+            for legal in self._legal or ():
+                if legal is action:
+                    break
+            else:
+                act = self.resolve(action)
         if act is None or self.turn is None:
             raise RulesError(f"illegal Mau Mau action {action!r} in phase {self.phase!r}")
         seat = self.turn
@@ -286,14 +298,15 @@ class MauMauState(GameState):
                         self._plays(card, out, due)
                     last = card
         else:  # MM-3
-            suit, rank = self.suit, self.discard[-1][0]
+            match = _MATCH[self.suit + self.discard[-1][0]]
             for card in hand:
-                if card != last and (card[1] == suit or card[0] == rank or card[0] == "J"):
-                    if card[0] == "J" or due:
-                        self._plays(card, out, due)
-                    else:
-                        out.append({"play": card})
-                last = card
+                if card in match:
+                    if card != last:  # sorted, so duplicates (two decks) are adjacent
+                        if due or card[0] == "J":
+                            self._plays(card, out, due)
+                        else:
+                            out.append({"play": card})
+                    last = card
         if self.penalty:  # MM-4: taking the penalty is always allowed
             out.append({"draw": True})
         elif self.can_draw():
@@ -323,7 +336,7 @@ class MauMauState(GameState):
             self.suit = card[1]
         if said is not None:
             data["say"] = said
-        self._emit("played", data)
+        self._out.append(Event("played", data))
         left = len(hand)
         if left == 0 and (said == MAU_MAU or not self.announcements):
             self._end_round(seat, "mau mau")  # MM-8: any pending power is void
