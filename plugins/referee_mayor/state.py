@@ -17,6 +17,7 @@ which pile a trick went to and the effects of a Thief, a Crane or a basic Casino
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from typing import Any
 
 from referee.errors import RulesError
@@ -24,11 +25,14 @@ from referee.game import Action, Event, GameState, Outcome, Output, Record, chec
 
 from referee_mayor.cards import (
     BUILDING,
+    BUILDINGS,
     CASINO,
     CRANE,
     DECK,
     NOT_IN_RESERVE,
+    ORDER,
     RANK,
+    RANKS,
     SPECIAL_SET,
     STOPPERS,
     SUIT,
@@ -44,6 +48,13 @@ from referee_mayor.deal import HAND, PLAYERS, RESERVE, deal_cards
 from referee_mayor.scoring import ADVANCED, BASIC, deal_points, number, score_deal
 
 CANDIDATE_TEAM, OPPOSITION = 0, 1
+_position = ORDER.__getitem__
+#: [first, past-the-last) canonical positions of each suit's cards and of the Buildings
+_BLOCK = {s: (ORDER[s + RANKS[0]], ORDER[s + RANKS[-1]] + 1) for s in SUITS} | {
+    BUILDING: (ORDER[BUILDINGS[0]], ORDER[BUILDINGS[-1]] + 1)}
+#: the canonical position of Building n (1..19); 20: past the last one
+_BUILDING_POSITION = {n: ORDER[f"T{n}"] for n in range(1, 20)} | {20: ORDER[BUILDINGS[-1]] + 1}
+_SPECIALS_FROM = min(ORDER[c] for c in SPECIAL_SET)
 PILE_NAMES = ("candidate", "opposition")
 NON_SPECIAL = tuple(c for c in DECK if c not in SPECIAL_SET)
 PASS: Action = {"pass": True}
@@ -221,28 +232,30 @@ class MayorState(GameState):
         return cards
 
     def _playable(self, hand: list[str]) -> list[str]:
-        """M-5, M-6: the cards of `hand` that may go to the trick now (Specials always may)."""
+        """M-5, M-6: the cards of `hand` that may go to the trick now (Specials always may).
+
+        Hands are kept in canonical deck order, so each suit, the Buildings (by number) and the
+        Specials are contiguous runs of the hand, found by bisection."""
         led = self.led
         if led is None:
-            return list(hand)
+            return hand[:]
+        specials = hand[bisect_left(hand, _SPECIALS_FROM, key=_position):]
         if led != BUILDING:
-            follow = [c for c in hand if SUIT[c] == led]
+            lo, hi = _BLOCK[led]
+            start = bisect_left(hand, lo, key=_position)
+            follow = hand[start:bisect_left(hand, hi, start, key=_position)]
             if follow:
-                follow.extend(c for c in hand if c in SPECIAL_SET)
+                follow += specials
                 return follow
+        lo, hi = _BLOCK[BUILDING]
+        start = bisect_left(hand, lo, key=_position)
+        end = bisect_left(hand, hi, start, key=_position)
+        if start == end:  # no Building: anything goes
+            return hand[:]
         top = self.top_building
-        higher = any_building = False
-        for c in hand:
-            if SUIT[c] == BUILDING:
-                any_building = True
-                if RANK[c] > top:
-                    higher = True
-                    break
-        if not any_building:
-            return list(hand)
-        if higher:  # beat the highest Building when one can
-            return [c for c in hand if (SUIT[c] == BUILDING and RANK[c] > top) or c in SPECIAL_SET]
-        return [c for c in hand if SUIT[c] == BUILDING or c in SPECIAL_SET]
+        if RANK[hand[end - 1]] > top:  # beat the highest Building when one can
+            start = bisect_left(hand, _BUILDING_POSITION[top + 1], start, end, key=_position)
+        return hand[start:end] + specials
 
     def _casino_names(self, seat: int) -> list[str]:
         """M-11a: basic, every code but the player's hand and CASINO; advanced, every
