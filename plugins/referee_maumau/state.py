@@ -20,7 +20,7 @@ from typing import Any
 from referee.errors import RulesError
 from referee.game import Action, Event, GameState, Outcome, Output, Record, check_cards, next_script_record
 
-from referee_maumau.cards import ORDER, POINTS, STANDARD_RANKS, SUITS, decks_for, make_deck
+from referee_maumau.cards import ORDER, POINTS, STANDARD_RANKS, SUITS, decks_for, make_deck, shuffle
 
 SUIT, PLAY, DRAWN, OVER = "suit", "play", "drawn", "over"
 MAU, MAU_MAU = "mau", "mau mau"
@@ -429,7 +429,7 @@ class MauMauState(GameState):
         pile = self.discard[:-1]
         self.discard = self.discard[-1:]
         if self.script is None:
-            self.rng.shuffle(pile)
+            shuffle(self.rng, pile)
         else:
             pile = self._scripted_reshuffle(pile)
         self._out.append(Record({"type": "chance", "deal": self.deal, "kind": "reshuffle", "stock": pile}))
@@ -458,7 +458,7 @@ class MauMauState(GameState):
             s = self.next_seat[s]
         if self.script is None:
             deck = list(self.cards)
-            self.rng.shuffle(deck)
+            shuffle(self.rng, deck)
         else:
             deck = self._scripted_deck(order)
         dealt: list[list[str]] = [[] for _ in range(n)]
