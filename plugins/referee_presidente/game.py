@@ -252,8 +252,13 @@ class PresidenteState(GameState):
         return None
 
     def apply(self, action: Action) -> None:
-        if "pass" in action and action["pass"] is not True or action not in self.legal_actions():
-            raise RulesError(f"presidente: {action!r} is not legal for seat {self.turn}")
+        legal = self.legal_actions()
+        for member in legal:  # an action picked from the legal list: legal as it is
+            if member is action:
+                break
+        else:
+            if "pass" in action and action["pass"] is not True or action not in legal:
+                raise RulesError(f"presidente: {action!r} is not legal for seat {self.turn}")
         seat = self.turn
         assert seat is not None
         self._legal = None
