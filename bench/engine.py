@@ -79,27 +79,33 @@ def run_bare(game, config: dict[str, Any], seeds: range) -> tuple[float, float, 
 
 def bench(games: tuple[str, ...], repeat: int, scale: float) -> dict[str, Any]:
     registry, resolve_config = _setup()
-    rows = []
+    cells = []  # (game, variant, resolved config, matches)
+    for name in games:
+        game = registry.games[name]
+        count = max(1, round(MATCHES[name] * scale))
+        for variant in game.variants():
+            cells.append((game, variant, resolve_config(game, variant, PLAYERS), count))
+    runs: list[dict[str, list[tuple[float, float, int]]]] = [{"bare": [], "off": [], "on": []} for _ in cells]
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
         replay_dir = Path(tmp)
-        for name in games:
-            game = registry.games[name]
-            count = max(1, round(MATCHES[name] * scale))
-            for variant in game.variants():
-                config = resolve_config(game, variant, PLAYERS)
+        for game, _, config, _ in cells:
+            run_matches(game, config, range(1), None)  # warm-up (imports, caches)
+        # Repetitions go round every cell, so a slow spell of a shared machine hits every game
+        # alike instead of one game's every run.
+        for _ in range(repeat):
+            for (game, _, config, count), cell in zip(cells, runs):
                 seeds = range(count)
-                runs: dict[str, list[tuple[float, float, int]]] = {"bare": [], "off": [], "on": []}
-                run_matches(game, config, range(1), None)  # warm-up (imports, caches)
-                for _ in range(repeat):
-                    runs["bare"].append(run_bare(game, config, seeds))
-                    runs["off"].append(run_matches(game, config, seeds, None))
-                    runs["on"].append(run_matches(game, config, seeds, replay_dir))
-                row: dict[str, Any] = {"game": name, "variant": variant, "matches": count,
-                                       "decisions": runs["off"][0][2], "bare_decisions": runs["bare"][0][2]}
-                for mode, samples in runs.items():
-                    row[f"cpu_{mode}"] = [round(c, 5) for c, _, _ in samples]
-                    row[f"wall_{mode}"] = [round(w, 5) for _, w, _ in samples]
-                rows.append(row)
+                cell["bare"].append(run_bare(game, config, seeds))
+                cell["off"].append(run_matches(game, config, seeds, None))
+                cell["on"].append(run_matches(game, config, seeds, replay_dir))
+    rows = []
+    for (game, variant, _, count), cell in zip(cells, runs):
+        row: dict[str, Any] = {"game": game.name, "variant": variant, "matches": count,
+                               "decisions": cell["off"][0][2], "bare_decisions": cell["bare"][0][2]}
+        for mode, samples in cell.items():
+            row[f"cpu_{mode}"] = [round(c, 5) for c, _, _ in samples]
+            row[f"wall_{mode}"] = [round(w, 5) for _, w, _ in samples]
+        rows.append(row)
     summary = []
     for name in games:
         mine = [r for r in rows if r["game"] == name]
