@@ -380,7 +380,7 @@ class MayorState(GameState):
             data["name"] = name
         if counter:
             data["counter"] = True
-        self._emit("played", data)
+        self._out.append(Event("played", data))
         if card == self.mayor:
             self._reveal()
         elif card == CASINO:
@@ -532,7 +532,7 @@ class MayorState(GameState):
                 data["thief"] = {"seat": thief, "success": success}
                 if stolen is not None:
                     data["thief"]["stolen"] = stolen
-        self._emit("trick", data)
+        self._out.append(Event("trick", data))
         self.played_cards.extend(self.trick_cards)
         self.played_seats.extend(self.trick_seats)
         self.winners.append(winner)
