@@ -149,3 +149,18 @@ def test_orjson_and_stdlib_write_the_same_bytes(tmp_path, monkeypatch):
             records += lines
     for record in records:
         assert replay.dumps_line(record) == plain.dumps_line(record) == (replay.dumps(record) + "\n").encode()
+
+
+def test_random_strategy_draws_what_randrange_draws():
+    """RandomLegal's inlined randrange: the same indices as Random.randrange, seed for seed."""
+    lengths = [1, 2, 3, 5, 8, 13, 17, 31, 32, 33, 64, 65, 100, 1] * 20
+    for seed in range(5):
+        strategy = RandomLegal("maumau", 0, {}, random.Random(seed))
+        reference = random.Random(seed)
+        assert [strategy.choose({}, [{}] * n) for n in lengths] == [reference.randrange(n) for n in lengths]
+    strategy = RandomLegal("maumau", 0, {}, random.Random(1))
+    strategy.rng = random.Random(2)  # a PRNG swapped in later is the one used
+    reference = random.Random(2)
+    assert [strategy.choose({}, [{}] * 50) for _ in range(20)] == [reference.randrange(50) for _ in range(20)]
+    with pytest.raises(ValueError):
+        RandomLegal("maumau", 0, {}, random.Random(0)).choose({}, [])
