@@ -9,6 +9,8 @@ JSON-lines ping-pong with 4 copies of the same bot in the same run.
   back with blocking reads, seat after seat: the cost of a round trip to a Python bot process.
 - ratio: floor / match (1.0 = the referee and the bigger messages cost nothing; the issue's
   target is at least 0.8).
+- via adapter: the same minimal ping-pong through the real SubprocessPlayer (what the adapter
+  adds before any game state or big message is involved).
 - referee cpu: this process's CPU time per decision during the match (the game, encoding the
   messages, parsing the replies, writing the replay); the rest of a decision is the bots and the
   kernel's wake-ups.
@@ -79,6 +81,39 @@ def floor(pings: int) -> float:
             p.stdout.close()
 
 
+def adapter_floor(pings: int) -> float:
+    """The same minimal ping-pong through the real SubprocessPlayer (limits wrapper, selectors,
+    reply checks): what the adapter adds to a bare round trip, before any game or big message."""
+    import tempfile
+
+    from referee.limits import subprocess_options
+    from referee.players import Hello
+    from referee.runner import Limits
+    from referee.subprocess_bot import SubprocessPlayer
+
+    limits = Limits()
+    with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
+        players = [SubprocessPlayer([sys.executable, str(BOT)], log_path=Path(tmp) / f"seat{i}.log",
+                                    **subprocess_options(limits)) for i in range(PLAYERS)]
+        try:
+            for seat, player in enumerate(players):
+                fault = player.start(Hello("ping", seat, PLAYERS, [], {}, "ping", limits.wire()))
+                if fault is not None:
+                    raise RuntimeError(f"bot failed to start: {fault}")
+            for k in range(1, 201):  # warm-up
+                players[k % PLAYERS].act(k, {}, [{}], 1000)
+            started = time.perf_counter()
+            for k in range(201, 201 + pings):
+                reply = players[k % PLAYERS].act(k, {}, [{}], 1000)
+                if reply.index != 0:
+                    raise RuntimeError(f"unexpected reply {reply}")
+            return (time.perf_counter() - started) / pings * 1e6
+        finally:
+            for player in players:
+                player.end({})
+                player.close()
+
+
 def match(game_name: str, seed: int) -> dict[str, Any]:
     """One match against 4 random_bot processes; microseconds per decision, start-up excluded."""
     import tempfile
@@ -137,18 +172,22 @@ def bench(games: tuple[str, ...], repeat: int, pings: int, modes: tuple[str, ...
         before = _pin(mode)
         try:
             floors: list[float] = []
+            adapter: list[float] = []
             per_game: dict[str, list[dict[str, Any]]] = {g: [] for g in games}
             for rep in range(repeat):
                 floors.append(floor(pings))
+                adapter.append(adapter_floor(pings))
                 for g in games:
                     per_game[g].append(match(g, seed=rep))
         finally:
             if before is not None:
                 os.sched_setaffinity(0, before)
         floor_us = median(floors)
+        adapter_us = median(adapter)
         for g in games:
             us = median([m["us"] for m in per_game[g]])
             rows.append({"mode": mode, "game": g, "us_per_decision": us, "floor_us": floor_us,
+                         "adapter_floor_us": adapter_us, "adapter_floor_samples_us": [round(f, 2) for f in adapter],
                          "referee_cpu_us": median([m["referee_cpu_us"] for m in per_game[g]]),
                          "ratio": floor_us / us, "decisions": [m["decisions"] for m in per_game[g]],
                          "samples_us": [round(m["us"], 2) for m in per_game[g]],
@@ -158,10 +197,11 @@ def bench(games: tuple[str, ...], repeat: int, pings: int, modes: tuple[str, ...
 
 def summary_table(data: dict[str, Any]) -> str:
     headers = ["protocol (4 random_bot.py)", "cores", "us/decision", "referee cpu", "ping-pong us", "ratio",
-               "target", "met"]
+               "target", "met", "via adapter us"]
     body = [[r["game"], "1 (pinned)" if r["mode"] == "pinned" else "any", r["us_per_decision"], r["referee_cpu_us"],
-             r["floor_us"], r["ratio"], 0.8, "yes" if r["ratio"] >= 0.8 else "NO"] for r in data["rows"]]
-    return table(headers, body, "llrrrrrl")
+             r["floor_us"], r["ratio"], 0.8, "yes" if r["ratio"] >= 0.8 else "NO", r["adapter_floor_us"]]
+            for r in data["rows"]]
+    return table(headers, body, "llrrrrrlr")
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
