@@ -28,21 +28,23 @@ if orjson is not None:
     _OPTIONS = (orjson.OPT_APPEND_NEWLINE | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
                 | orjson.OPT_PASSTHROUGH_DATETIME)
 
-    def dumps_line(record: Any) -> bytes:
+    def dumps_line(record: Any, strict: bool = True) -> bytes:
         """One record as a compact JSON line, newline included, UTF-8: byte for byte what
-        `dumps(record) + "\\n"` encodes to (floats in [1e-10, 1e-4), which orjson writes
-        otherwise, go through the stdlib too; NaN and infinities, not JSON, become null)."""
+        `dumps(record) + "\\n"` encodes to. Floats in [1e-10, 1e-4), which orjson writes
+        otherwise, go through the stdlib; so does, when `strict`, a line holding a null (it may
+        stand for a NaN or an infinity, which the stdlib writes as NaN/Infinity, not JSON)."""
         try:
             line = _orjson_dumps(record, None, _OPTIONS)
         except TypeError:
             return (_dumps(record) + "\n").encode()
-        if b"e-" in line or b"0.0000" in line:  # maybe such a float (or just text like it)
+        # maybe such a float or null (or text like it); bytes.find is faster than `in` here
+        if line.find(b"e-") >= 0 or line.find(b"0.0000") >= 0 or (strict and line.find(b"null") >= 0):
             return (_dumps(record) + "\n").encode()
         return line
 
 else:  # pragma: no cover
 
-    def dumps_line(record: Any) -> bytes:
+    def dumps_line(record: Any, strict: bool = True) -> bytes:
         """One record as a compact JSON line, newline included, UTF-8."""
         return (_dumps(record) + "\n").encode()
 

@@ -143,12 +143,18 @@ def test_orjson_and_stdlib_write_the_same_bytes(tmp_path, monkeypatch):
     assert plain.orjson is None
     records: list = [{"f": x} for x in (1e-5, 1e-9, 1e-11, 1e16, 1e-4, 0.0001, 5e-324, 1.7976931348623157e308)]
     records += [{1: 2, None: 3}, {"n": 2**70}, {"t": (1, 2)}, {"nested": [[[{"a": None}]]]}, "text", 3, None]
+    records += [{"x": float("nan")}, {"x": [float("inf"), -float("inf")]}]  # not JSON, but what the stdlib writes
     for seed in range(3):
         for game in ("maumau", "presidente", "mayor"):
             _, lines, _ = _play(game, {}, seed, Odd, False, tmp_path / "r.jsonl")
             records += lines
     for record in records:
         assert replay.dumps_line(record) == plain.dumps_line(record) == (replay.dumps(record) + "\n").encode()
+    # not strict (for protocol lines): the same bytes too, but for NaN and infinities
+    for record in records:
+        text = replay.dumps(record)
+        if "NaN" not in text and "Infinity" not in text:
+            assert replay.dumps_line(record, strict=False) == (text + "\n").encode()
 
 
 def test_random_strategy_draws_what_randrange_draws():
