@@ -38,7 +38,7 @@ class Option:
     max: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs 3x (object.__setattr__ per field)
 class Event:
     """Something that just happened, visible to the seats in `to` (None: every seat).
 
@@ -54,7 +54,7 @@ class Event:
         return {"kind": self.kind, **self.data}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen, like Event
 class Record:
     """A replay record the game emits (type "deal", "chance" or "deal_end"), written verbatim."""
 
