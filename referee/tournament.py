@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import hashlib
+import itertools
 import json
 import os
 import shutil
@@ -290,31 +291,44 @@ def run(
                 on_start(backend)
             if backend.kind == "local":
                 # guarded too: a worker killed outright (SIGKILL, OOM) takes its bots with it
-                pending = {backend.submit(play, spec, entrants, limits, str(out), None, True, name=spec.key): spec
-                           for spec in todo}
+                def submit(spec):
+                    return backend.submit(play, spec, entrants, limits, str(out), None, True, name=spec.key)
             else:
                 plugins = os.path.abspath(plugins_dir) if plugins_dir else None
-                pending = {backend.submit(play_task, spec, entrants, limits, str(out), plugins,
-                                          backend.shared_out, name=spec.key): spec for spec in todo}
-            for future in cf.as_completed(pending):
-                spec = pending.pop(future)  # drop our reference: the result may hold a replay
-                try:
-                    record = future.result()
-                except Exception as exc:
-                    err = backend.failure(exc, spec.key)
-                    if err is exc:
-                        raise
-                    raise err from exc
-                files = record.pop(FILES, None)
-                if record["index"] in journaled:
-                    continue  # a match is journaled once, whatever ran it twice
-                if files:
-                    _write_files(out, files)
-                journal.append(record)
-                journaled.add(record["index"])
-                records.append(record)
-                if on_result is not None:
-                    on_result(record)
+
+                def submit(spec):
+                    return backend.submit(play_task, spec, entrants, limits, str(out), plugins, backend.shared_out,
+                                          name=spec.key)
+            # A bounded window of matches in flight, not every match submitted at once: the
+            # futures held do not grow with the schedule, and Ctrl-C has little to cancel.
+            window = max(8, 4 * config.concurrency)
+            queue = iter(todo)
+            pending = {}
+            while True:
+                for spec in itertools.islice(queue, window - len(pending)):
+                    pending[submit(spec)] = spec
+                if not pending:
+                    break
+                done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+                for future in done:
+                    spec = pending.pop(future)  # drop our reference: the result may hold a replay
+                    try:
+                        record = future.result()
+                    except Exception as exc:
+                        err = backend.failure(exc, spec.key)
+                        if err is exc:
+                            raise
+                        raise err from exc
+                    files = record.pop(FILES, None)
+                    if record["index"] in journaled:
+                        continue  # a match is journaled once, whatever ran it twice
+                    if files:
+                        _write_files(out, files)
+                    journal.append(record)
+                    journaled.add(record["index"])
+                    records.append(record)
+                    if on_result is not None:
+                        on_result(record)
         finally:
             journal.close()
     return sorted(records, key=lambda r: r["index"])
