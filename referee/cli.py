@@ -283,27 +283,33 @@ def tournament(
                             console=console)
         task = progress.add_task("matches", total=total, completed=len(done),
                                  faults=sum(sum(r["faults"]) for r in done))
-        records = list(done)
-        shown = {"at": 0.0}
+        # The live top is tallied as matches finish (memory grows with the entrants, not the
+        # matches); the final standings are computed from the journal, in schedule order.
+        live_tally = st.Tally(points=False)
+        for record in done:
+            live_tally.add(record)
+        finished = {"count": len(done), "at": 0.0}
+        del done
         from referee.cli_replay import TournamentVerifier
 
         verifier = TournamentVerifier(config.out, registry, verify)
 
         def view():
-            if not records:
+            if not finished["count"]:
                 return progress
-            top = st.compute(records)["overall"]
+            top = live_tally.table()
             return Group(progress, st.rich_table(top, "Top of the standings", limit=5, points=False))
 
         with Live(view(), console=console, refresh_per_second=4, transient=False) as live:
 
             def on_result(record):
                 verifier.check(record)
-                records.append(record)
+                live_tally.add(record)
+                finished["count"] += 1
                 progress.update(task, advance=1, faults=progress.tasks[0].fields["faults"] + sum(record["faults"]))
                 now = _time.monotonic()
-                if now - shown["at"] > 0.5 or len(records) == total:
-                    shown["at"] = now
+                if now - finished["at"] > 0.5 or finished["count"] == total:
+                    finished["at"] = now
                     live.update(view())
 
             def on_start(backend):
@@ -311,13 +317,14 @@ def tournament(
                     live.console.print(f"matches run on {backend.description}", highlight=False)
 
             try:
-                records = tour.run(config, resume=True, plugins_dir=_state["plugins_dir"], on_result=on_result,
-                                   on_start=on_start)
+                tour.run(config, resume=True, plugins_dir=_state["plugins_dir"], on_result=on_result,
+                         on_start=on_start, keep=False)
             except KeyboardInterrupt:
                 live.stop()
-                typer.echo(f"interrupted: {len(records)} of {total} matches are in the journal; "
+                typer.echo(f"interrupted: {finished['count']} of {total} matches are in the journal; "
                            "run again with --resume to finish", err=True)
                 raise typer.Exit(130) from None
+        _, records = st.read_journal(config.out / tour.JOURNAL)
         _show_standings(console, records, config.out, config.name)
         from referee.replay_html import write_index
 

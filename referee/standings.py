@@ -52,49 +52,63 @@ def read_journal(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str
     return head, records
 
 
-def compute(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Standings overall and per game, as {"overall": [Row], "games": {game: [Row]}}."""
-    from openskill.models import PlackettLuce
+class Tally:
+    """Standings of one scope, updated one match at a time: memory grows with the entrants only."""
 
-    ordered = sorted(records, key=lambda r: r["index"])
-    groups: dict[str, list[dict[str, Any]]] = {"overall": ordered}
-    for rec in ordered:
-        groups.setdefault(f"game:{rec['game']}", []).append(rec)
-    out: dict[str, Any] = {"overall": [], "games": {}}
-    for scope, recs in groups.items():
-        model = PlackettLuce()
-        rows: dict[str, Row] = {}
-        ratings: dict[str, Any] = {}
-        rank_sum: dict[str, int] = {}
-        for rec in recs:
-            for seat, name in enumerate(rec["seats"]):
-                row = rows.setdefault(name, Row(name))
-                if name not in ratings:
-                    ratings[name] = model.rating(name=name)
-                row.matches += 1
-                row.wins += rec["ranks"][seat] == 1
-                rank_sum[name] = rank_sum.get(name, 0) + rec["ranks"][seat]
-                row.faults += rec["faults"][seat]
-                row.disqualified += seat in rec["disqualified"]
-                if scope != "overall":
-                    row.total_points += rec["scores"][seat]
-            teams = [[ratings[name]] for name in rec["seats"]]
-            new = model.rate(teams, ranks=list(rec["ranks"]))
-            for name, team in zip(rec["seats"], new):
-                ratings[name] = team[0]
-        for name, row in rows.items():
-            row.mean_rank = round(rank_sum[name] / row.matches, 4)
-            row.total_points = round(row.total_points, 4)
-            row.mean_points = round(row.total_points / row.matches, 4)
-            mu, sigma = ratings[name].mu, ratings[name].sigma
-            row.rating, row.sigma = round(mu, 4), round(sigma, 4)
-            row.low, row.high = round(mu - Z95 * sigma, 4), round(mu + Z95 * sigma, 4)
-        table = sorted(rows.values(), key=lambda r: (-r.rating, r.mean_rank, r.entrant))
-        if scope == "overall":
-            out["overall"] = table
-        else:
-            out["games"][scope.split(":", 1)[1]] = table
-    return out
+    def __init__(self, points: bool = True) -> None:
+        from openskill.models import PlackettLuce
+
+        self.model = PlackettLuce()
+        self.points = points
+        self.rows: dict[str, Row] = {}
+        self.ratings: dict[str, Any] = {}
+        self.rank_sum: dict[str, int] = {}
+
+    def add(self, rec: dict[str, Any]) -> None:
+        """Count one match record and update the ratings with its ranks."""
+        rows, ratings = self.rows, self.ratings
+        for seat, name in enumerate(rec["seats"]):
+            row = rows.get(name)
+            if row is None:
+                row = rows[name] = Row(name)
+                ratings[name] = self.model.rating(name=name)
+            row.matches += 1
+            row.wins += rec["ranks"][seat] == 1
+            self.rank_sum[name] = self.rank_sum.get(name, 0) + rec["ranks"][seat]
+            row.faults += rec["faults"][seat]
+            row.disqualified += seat in rec["disqualified"]
+            if self.points:
+                row.total_points += rec["scores"][seat]
+        new = self.model.rate([[ratings[name]] for name in rec["seats"]], ranks=list(rec["ranks"]))
+        for name, team in zip(rec["seats"], new):
+            ratings[name] = team[0]
+
+    def table(self) -> list[Row]:
+        """The rows, finished (means, rating and interval) and sorted by rating."""
+        out = []
+        for name, r in self.rows.items():
+            mu, sigma = self.ratings[name].mu, self.ratings[name].sigma
+            total = round(r.total_points, 4)
+            out.append(Row(name, r.matches, r.wins, round(self.rank_sum[name] / r.matches, 4), total,
+                           round(total / r.matches, 4), r.faults, r.disqualified, round(mu, 4), round(sigma, 4),
+                           round(mu - Z95 * sigma, 4), round(mu + Z95 * sigma, 4)))
+        return sorted(out, key=lambda r: (-r.rating, r.mean_rank, r.entrant))
+
+
+def compute(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Standings overall and per game, as {"overall": [Row], "games": {game: [Row]}}.
+
+    Records are taken in schedule order (their `index`), whatever order they finished in.
+    """
+    overall = Tally(points=False)
+    games: dict[str, Tally] = {}
+    for rec in sorted(records, key=lambda r: r["index"]):
+        overall.add(rec)
+        tally = games.get(rec["game"])
+        if tally is None:
+            tally = games[rec["game"]] = Tally()
+        tally.add(rec)
+    return {"overall": overall.table(), "games": {g: t.table() for g, t in games.items()}}
 
 
 def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:

@@ -261,8 +261,12 @@ def run(
     plugins_dir: str | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
     on_start: Callable[[executors.Backend], None] | None = None,
+    keep: bool = True,
 ) -> list[dict[str, Any]]:
     """Play every match not yet journaled; returns every record (old and new) in schedule order.
+
+    With `keep` False nothing is kept in memory (it returns []): results go to the journal and
+    `on_result` only, so memory stays flat however long the tournament.
 
     The matches run on `config.executor` (see referee/executors.py); `on_start` is told which
     backend once it is up.
@@ -272,7 +276,7 @@ def run(
     config.out.mkdir(parents=True, exist_ok=True)
     if not todo:
         Journal(config.out / JOURNAL, head).close()
-        return sorted(records, key=lambda r: r["index"])
+        return sorted(records, key=lambda r: r["index"]) if keep else []
     limits = Limits(move_ms=config.move_ms, start_ms=config.start_ms, max_faults=config.max_faults,
                     **config.bot_limits)
     journaled = {r["index"] for r in records}
@@ -326,12 +330,13 @@ def run(
                         _write_files(out, files)
                     journal.append(record)
                     journaled.add(record["index"])
-                    records.append(record)
+                    if keep:
+                        records.append(record)
                     if on_result is not None:
                         on_result(record)
         finally:
             journal.close()
-    return sorted(records, key=lambda r: r["index"])
+    return sorted(records, key=lambda r: r["index"]) if keep else []
 
 
 def _write_files(out: Path, files: dict[str, bytes]) -> None:
