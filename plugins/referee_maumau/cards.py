@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+from referee.chance import shuffle  # re-exported for the rules: the stdlib draws, inlined (C-2)
+
 SUITS: tuple[str, ...] = ("C", "D", "H", "S")
 STANDARD_RANKS = "23456789TJQKA"
 SKAT32_RANKS = "789TJQKA"  # MM-10: the 32-card Skat deck, 7 to A
@@ -37,39 +39,3 @@ def make_deck(kind: str, copies: int) -> list[str]:
 def points(hand: list[str]) -> int:
     """The MM-9 value of the cards in a hand."""
     return sum(POINTS[c] for c in hand)
-
-
-def _shuffle(rng: random.Random, x: list) -> None:
-    """`rng.shuffle(x)`: the very same permutation from the very same draws of the PRNG, without
-    two Python calls per card (CPython's Random.shuffle and _randbelow_with_getrandbits, inlined)."""
-    getrandbits = rng.getrandbits
-    for i in range(len(x) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        r = getrandbits(k)
-        while r >= n:
-            r = getrandbits(k)
-        x[i], x[r] = x[r], x[i]
-
-
-def _same_as_stdlib() -> bool:
-    """Whether `_shuffle` gives this Python's Random.shuffle permutations (checked once at import)."""
-    for size in (0, 1, 2, 3, 52, 78, 104):
-        a, b = list(range(size)), list(range(size))
-        r1, r2 = random.Random(size), random.Random(size)
-        random.Random.shuffle(r1, a)
-        _shuffle(r2, b)
-        if a != b or r1.getstate() != r2.getstate():
-            return False
-    return True
-
-
-_FAST = _same_as_stdlib()
-
-
-def shuffle(rng: random.Random, x: list) -> None:
-    """Shuffle `x` in place exactly as `rng.shuffle(x)` does (C-2), faster for a plain Random."""
-    if _FAST and type(rng) is random.Random:
-        _shuffle(rng, x)
-    else:
-        rng.shuffle(x)
