@@ -1,9 +1,10 @@
 """presidente-greedy: a simple Presidente heuristic that plays from the observation alone.
 
 It goes out whenever a play empties its hand, chains an 8 into its last set, leads its lowest
-whole set, follows with the lowest set that beats the table without breaking a larger one,
-keeps its 8s, 2s, jokers and the 3 of clubs for when they matter (a short hand, an opponent
-about to go out, a 2 to clear), starts a revolution when its hand is low (and reverses one when
+whole set, follows with the lowest set that beats the table (one that breaks no larger set if
+it can, and never passes while an ordinary set beats the table), keeps its 8s, 2s, jokers and
+the 3 of clubs for when they matter (a short hand, an opponent about to go out, a 2 to clear,
+an 8 when nothing else beats the table), starts a revolution when its hand is low (and reverses one when
 its hand is high), and as a Citizen gives away its weakest cards.
 """
 
@@ -120,10 +121,10 @@ class PresidenteGreedy(Strategy):
         best = min(ranked, key=cost, default=None)
         if best is not None:
             saved, breaks, level, _ = cost(best)
-            if not saved and (not breaks or matters or level <= strength["T"]):
+            if not saved:
                 return best[0]
             if saved and matters:
                 return best[0]
-        if eights and matters:
+        if eights and (matters or best is None):
             return eights[0]
         return pass_index if pass_index is not None else 0
