@@ -16,6 +16,21 @@ from referee.plugins import Registry
 from referee.runner import Limits, Seat
 
 
+def program_exists(program: str, cwd: str | os.PathLike | None = None,
+                   env: dict[str, str] | None = None) -> bool:
+    """Whether `program` can be started from `cwd`: a path (relative to `cwd`) to an executable
+    file, or a name found on the PATH of `env` (default: ours; relative entries against `cwd`)."""
+    if not program:
+        return False
+    if os.sep in program:
+        path = Path(program) if cwd is None or os.path.isabs(program) else Path(cwd) / program
+        return path.is_file() and os.access(path, os.X_OK)
+    entries = (env if env is not None else os.environ).get("PATH", os.defpath).split(os.pathsep)
+    if cwd is not None:
+        entries = [d if os.path.isabs(d) else os.path.join(cwd, d) for d in entries]
+    return shutil.which(program, path=os.pathsep.join(entries)) is not None
+
+
 def parse_command(spec: str) -> list[str]:
     """Split a command spec like a shell would; raises UsageError if it cannot run."""
     try:
@@ -25,11 +40,9 @@ def parse_command(spec: str) -> list[str]:
     if not argv:
         raise UsageError("empty player spec")
     program = argv[0]
-    if os.sep in program:
-        path = Path(program)
-        if not path.is_file() or not os.access(path, os.X_OK):
+    if not program_exists(program):
+        if os.sep in program:
             raise UsageError(f"player command {program!r} does not exist or is not executable")
-    elif shutil.which(program) is None:
         raise UsageError(f"player {spec!r} is neither a registered strategy nor a command on PATH")
     return argv
 

@@ -102,29 +102,17 @@ def _guard_prefix() -> list[str]:
     return _GUARD
 
 
-def _resolves(argv: list[str], cwd: Any, env: Any) -> bool:
-    """Whether the bot's program can be started (else it is left unguarded, to fail as usual)."""
-    if not argv:
-        return False
-    program = argv[0]
-    if os.sep in program:
-        path = program if os.path.isabs(program) or cwd is None else os.path.join(cwd, program)
-        return os.path.isfile(path) and os.access(path, os.X_OK)
-    entries = (env if env is not None else os.environ).get("PATH", os.defpath).split(os.pathsep)
-    if cwd is not None:  # relative PATH entries are relative to where the bot runs
-        entries = [d if os.path.isabs(d) else os.path.join(cwd, d) for d in entries]
-    return shutil.which(program, path=os.pathsep.join(entries)) is not None
-
-
 def _guard(players: list[Any]) -> None:
     """Prefix every subprocess bot's command with the parent-death guard (before it starts)."""
+    from referee.match import program_exists
     from referee.subprocess_bot import SubprocessPlayer
 
     prefix = _guard_prefix()
     if not prefix:
         return
     for p in players:
-        if isinstance(p, SubprocessPlayer) and _resolves(p.argv, p.cwd, p.env):
+        # a program that cannot start is left unguarded, to fail as usual
+        if isinstance(p, SubprocessPlayer) and p.argv and program_exists(p.argv[0], p.cwd, p.env):
             p.argv = prefix + p.argv
 
 

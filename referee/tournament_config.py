@@ -361,7 +361,8 @@ def _entrants(r: _Reader, data: dict, registry: Registry) -> dict[str, Entrant]:
 def _check_command(command: str, cwd: Path) -> None:
     """Raise UsageError unless the command's program can be found, relative to `cwd`."""
     import shlex
-    import shutil
+
+    from referee.match import program_exists
 
     try:
         argv = shlex.split(command)
@@ -370,11 +371,9 @@ def _check_command(command: str, cwd: Path) -> None:
     if not argv:
         raise UsageError("empty command")
     program = argv[0]
-    if os.sep in program:
-        p = Path(program) if Path(program).is_absolute() else cwd / program
-        if not (p.is_file() and os.access(p, os.X_OK)):
+    if not program_exists(program, cwd):
+        if os.sep in program:
             raise UsageError(f"{program} does not exist or is not executable")
-    elif shutil.which(program) is None:
         raise UsageError(f"{program} is not on PATH")
     for arg in argv[1:]:
         if Path(arg).suffix in SCRIPT_SUFFIXES and not arg.startswith("-"):
