@@ -59,10 +59,26 @@ def _errors():
         raise typer.Exit(1) from None
 
 
-def _registry():
-    from referee.plugins import load_registry
+_managers: dict[str | None, object] = {}
 
-    return load_registry(_state["plugins_dir"])
+
+def _plugin_manager(plugins_dir=None):
+    """The plugin manager for `plugins_dir` (default: the --plugins-dir option), built once per
+    process: plugin files are executed once, not again for each use."""
+    from referee.plugins import get_plugin_manager
+
+    if plugins_dir is None:
+        plugins_dir = _state["plugins_dir"]
+    key = str(Path(plugins_dir)) if plugins_dir else None
+    if key not in _managers:
+        _managers[key] = get_plugin_manager(key)
+    return _managers[key]
+
+
+def _registry():
+    from referee.plugins import build_registry
+
+    return build_registry(_plugin_manager())
 
 
 def _console():
@@ -113,10 +129,10 @@ def plugins() -> None:
     """List the loaded plugins with their versions and the hooks they implement."""
     from rich.table import Table
 
-    from referee.plugins import get_plugin_manager, plugin_versions
+    from referee.plugins import plugin_versions
 
     with _errors():
-        pm = get_plugin_manager(_state["plugins_dir"])
+        pm = _plugin_manager()
         versions = plugin_versions(pm)
         table = Table(title="Plugins")
         for col in ("name", "version", "hooks"):
@@ -189,10 +205,10 @@ def play(
     from referee.errors import UsageError
     from referee.match import make_players, seat_names
     from referee.runner import Limits, match_id, run_match
-    from referee.plugins import get_plugin_manager, build_registry
+    from referee.plugins import build_registry
 
     with _errors():
-        pm = get_plugin_manager(_state["plugins_dir"])
+        pm = _plugin_manager()
         registry = build_registry(pm)
         g = registry.game(game)
         config = resolve_config(g, parse_assignments(set_), len(player))
@@ -425,7 +441,6 @@ def _load_command_modules() -> None:
 def _load_plugin_commands() -> None:
     """Let plugins add commands (the `register_commands` hook)."""
     from referee.errors import RefereeError
-    from referee.plugins import get_plugin_manager
 
     plugins_dir = os.environ.get("REFEREE_PLUGINS_DIR") or None
     argv = sys.argv[1:]
@@ -435,9 +450,8 @@ def _load_plugin_commands() -> None:
         elif arg.startswith("--plugins-dir="):
             plugins_dir = arg.split("=", 1)[1]
     try:
-        pm = get_plugin_manager(plugins_dir)
-    except RefereeError as exc:  # reported by the command that needs plugins
-        typer.echo(f"warning: {exc}", err=True)
+        pm = _plugin_manager(plugins_dir)
+    except RefereeError:  # reported, once, by the command that needs plugins
         return
     pm.hook.register_commands(cli=app)
 
