@@ -895,14 +895,19 @@ def _signal(pid: int, start: int, sig: int) -> None:
 
 
 def _kill_family(root: int, bot_id: str, since: int) -> None:
-    """Freeze every process of the bot until a scan finds no new one, then kill them all."""
-    frozen: dict[int, int] = {}
-    for _ in range(50):
-        new = {pid: start for pid, start in _family(root, bot_id, since).items() if pid not in frozen}
-        if not new:
-            break
-        for pid, start in new.items():
-            _signal(pid, start, signal.SIGSTOP)
-        frozen.update(new)
-    for pid, start in frozen.items():
-        _signal(pid, start, signal.SIGKILL)
+    """Freeze every process of the bot until a scan finds no new one, then kill them all; again
+    while a scan shortly after still finds one (a child whose fork raced the freeze)."""
+    for attempt in range(5):
+        frozen: dict[int, int] = {}
+        for _ in range(50):
+            new = {pid: start for pid, start in _family(root, bot_id, since).items() if pid not in frozen}
+            if not new:
+                break
+            for pid, start in new.items():
+                _signal(pid, start, signal.SIGSTOP)
+            frozen.update(new)
+        for pid, start in frozen.items():
+            _signal(pid, start, signal.SIGKILL)
+        if not frozen:
+            return
+        time.sleep(0.01 * (attempt + 1))  # the kills land; a racing fork's child shows up
