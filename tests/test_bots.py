@@ -111,13 +111,15 @@ def play(registry, game: str, argv: list[str], bot_seats: tuple[int, ...], seed:
 
 
 def check_log(game: str, log: str, validators: Validators) -> dict[int, list[dict]]:
-    """Every line of a protocol log validates (referee to bot and bot to referee); the messages
-    per seat, in order."""
+    """Every line of a protocol log validates (referee to bot and bot to referee), every line to a
+    bot starts with its type; the messages per seat, in order."""
     seen: set[str] = set()
     per_seat: dict[int, list[dict]] = {}
     for line in log.splitlines():
         seat, arrow, text = line.split(" ", 2)
         message = json.loads(text)
+        if arrow == ">":  # docs/protocol.md: compact, "type" first, so bots may skip events unparsed
+            assert text.startswith(f'{{"type":"{message["type"]}"'), text[:80]
         per_seat.setdefault(int(seat), []).append({"dir": arrow, **message})
         if (arrow, text) in seen:  # the same event goes to several seats: validate it once
             continue

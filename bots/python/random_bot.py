@@ -23,6 +23,8 @@ import sys
 
 NAME = "random_bot"
 VERSION = "1.0"
+# The referee writes "type" first in every message (docs/protocol.md), so event lines start so.
+EVENT = '{"type":"event"'
 
 
 def send(message):
@@ -45,6 +47,8 @@ def main():
     # A fixed seed until hello tells us the match id and our seat.
     rng = random.Random(0)
     for line in sys.stdin:  # one message per line; the loop ends when the referee closes stdin
+        if line.startswith(EVENT):
+            continue  # we don't use events: skip them unparsed (a bot that tracks the game parses them)
         try:
             message = json.loads(line)
         except ValueError:
@@ -62,7 +66,7 @@ def main():
             send({"type": "action", "id": message["id"], "index": index})
         elif kind == "end":
             break  # message["result"] holds scores, ranks and faults
-        # "event" and unknown types are ignored (new message types may appear later).
+        # unknown types are ignored (new message types may appear later)
 
 
 if __name__ == "__main__":
