@@ -4,6 +4,7 @@ fault policy of the protocol, and writes the replay as it goes."""
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import random
 import time
@@ -38,6 +39,8 @@ class Limits:
     nofile: int = NOFILE
     nproc: int = NPROC
     sandbox: str = "none"
+    # Not a limit: how long to poll for a bot's reply before sleeping (None: referee.limits.spin_us)
+    spin_us: int | None = None
 
     def wire(self) -> dict[str, int]:
         """The limits as told to bots in `hello`."""
@@ -176,7 +179,17 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
     listens = [player.listens() for player in players]
     fan_out = monitor is not None or any(listens)
     writing = replay is not None
-    write = writer.write
+    # A player whose `act` takes `meanwhile` (a subprocess bot) gets the replay records written
+    # while it thinks: they wait in `pending` until its act is sent, and are written by the next
+    # decision's end whoever takes it.
+    overlaps = [writing and "meanwhile" in inspect.signature(player.act).parameters for player in players]
+    pending: list[dict[str, Any]] = []
+    write = pending.append if any(overlaps) else writer.write
+
+    def write_pending() -> None:
+        for record in pending:
+            writer.write(record)
+        pending.clear()
 
     def dispatch(outputs) -> None:
         for out in outputs:
@@ -252,13 +265,18 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
                         else:
                             action, move_fault = _resolve(state, legal, StrategyPlayer.reply(choice, ms))
                 else:
-                    reply = players[seat].act(act_id, obs, legal, time_ms)
+                    if overlaps[seat]:
+                        reply = players[seat].act(act_id, obs, legal, time_ms, meanwhile=write_pending)
+                    else:
+                        reply = players[seat].act(act_id, obs, legal, time_ms)
                     ms = reply.ms
                     left_ms[seat] -= ms
                     action, move_fault = _resolve(state, legal, reply)
                 if move_fault is not None:
                     fault(seat, state.deal, move_fault)
                     action = _fallback(legal, limits, fallback_rng)
+            if pending:
+                write_pending()  # the decision was not an overlapping act (or the bot crashed first)
             deal = state.deal
             if on_applying is not None:
                 on_applying(state, seat, action)
@@ -273,6 +291,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
             if monitor is not None:
                 monitor.stepped(state)
 
+        write_pending()
         outcome = state.outcome()
         result = {
             "type": "result",
@@ -294,7 +313,10 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
         return MatchResult(header, result, fault_log, Path(replay) if replay is not None else None, decisions,
                            deals)
     finally:
-        writer.close()
+        try:
+            write_pending()  # what was played before an error or Ctrl-C
+        finally:
+            writer.close()
 
 
 def _fallback(legal, limits: Limits, rng: random.Random):

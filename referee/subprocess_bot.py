@@ -207,6 +207,7 @@ class SubprocessPlayer(Player):
         resources: ResourceLimits | None = _DEFAULT,
         sandbox: str = "none",
         hide: Sequence[str | Path] | None = None,
+        spin_us: int = 0,
     ) -> None:
         self.argv = [os.fspath(a) for a in argv]
         self.log_path = Path(log_path) if log_path is not None else None
@@ -220,6 +221,8 @@ class SubprocessPlayer(Player):
         #: called with ("send", line) for every line written and ("recv", line) for every line read
         self.transcript = transcript
         self.grace_ms = grace_ms
+        #: how long to poll for a reply before sleeping until it comes (referee.limits.spin_us)
+        self.spin_us = spin_us
         #: the OS limits of every process of the bot (None: the referee's own)
         self.resources = resources
         _sandbox.check(sandbox)
@@ -348,8 +351,13 @@ class SubprocessPlayer(Player):
                 return
         self._send(line)
 
-    def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int) -> Reply:
-        """Send pending events and the act; read until the reply to `id` or the deadline."""
+    def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int,
+            meanwhile: Callable[[], None] | None = None) -> Reply:
+        """Send pending events and the act; read until the reply to `id` or the deadline.
+
+        `meanwhile`, if given, is called once the act is written, while the bot thinks (the
+        runner writes its replay records then, off the time between a reply and the next act).
+        """
         if self._dead is not None:
             return Reply(fault=self._dead)
         if self._proc is None or self._closed or self._ended:
@@ -357,7 +365,7 @@ class SubprocessPlayer(Player):
         self._send(self._line({"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms}))
         self._want_id = id
         self._t0 = started = time.perf_counter()
-        result = self._exchange(started + (time_ms + self.grace_ms) / 1000.0, self._on_reply)
+        result = self._exchange(started + (time_ms + self.grace_ms) / 1000.0, self._on_reply, meanwhile)
         if type(result) is Reply:
             return result
         ms = (time.perf_counter() - started) * 1000.0
@@ -506,19 +514,26 @@ class SubprocessPlayer(Player):
             self.transcript("send", line)
         self._out += line
 
-    def _exchange(self, deadline: float, handle: Callable[[Any], Any] | None) -> Any:
+    def _exchange(self, deadline: float, handle: Callable[[Any], Any] | None,
+                  meanwhile: Callable[[], None] | None = None) -> Any:
         """Write what is pending and read lines until `handle` returns something or `deadline`.
 
         Returns the handler's result, a crash Fault, or None at the deadline. With `handle`
-        None, lines read are dropped and it returns None once everything is written.
+        None, lines read are dropped and it returns None once everything is written. `meanwhile`
+        is called after the first write. Before the first wait for a line, the pipe is polled for
+        up to `spin_us` (once the bot has all its input): a quick reply is then read at once,
+        without the wake-up of a process asleep in the kernel.
         """
         if self._out:
             crashed = self._flush()  # the fast path: one write takes it all
             if crashed is not None:
                 return crashed
+        if meanwhile is not None:
+            meanwhile()
         sel = self._sel
         assert sel is not None
         lines = self._lines
+        spin = self.spin_us if handle is not None else 0
         while True:
             if handle is None:
                 lines.clear()
@@ -530,10 +545,15 @@ class SubprocessPlayer(Player):
                     return result
             if self._eof:
                 return self._crash("closed its stdout")
-            timeout = deadline - time.perf_counter()
+            now = time.perf_counter()
+            timeout = deadline - now
             if timeout <= 0:
                 return None
             want_write = bool(self._out)
+            if spin and not want_write:
+                self._spin(min(deadline, now + spin / 1e6))
+                spin = 0
+                continue
             if want_write != self._writing:
                 if want_write:
                     sel.register(self._in_fd, selectors.EVENT_WRITE)
@@ -547,6 +567,12 @@ class SubprocessPlayer(Player):
                     crashed = self._flush()
                     if crashed is not None:
                         return crashed
+
+    def _spin(self, until: float) -> None:
+        """Poll the bot's stdout until a complete line or EOF arrives, or `until`."""
+        read, lines, clock = self._read, self._lines, time.perf_counter
+        while not lines and not self._eof and clock() < until:
+            read()
 
     def _flush(self) -> Fault | None:
         """Write as much pending output as the pipe takes now; a crash Fault if it is closed."""

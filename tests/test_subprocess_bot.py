@@ -604,3 +604,103 @@ def test_close_is_safe_in_any_state(tmp_path):
     p.close()
     assert_gone(p)
     assert act(p, 1).fault is not None  # after close: a fault, not an exception
+
+
+# -- waiting for a reply: replay records written meanwhile, polling -----------------------------
+
+
+class NoOverlap(SubprocessPlayer):
+    """The same bot adapter, with an `act` that takes no `meanwhile` (like a third-party Player):
+    the runner writes its replay records before asking."""
+
+    def act(self, id, obs, legal, time_ms):
+        return super().act(id, obs, legal, time_ms)
+
+
+def _moves_and_records(path: Path) -> list[dict[str, Any]]:
+    return [{k: v for k, v in r.items() if k != "ms"} for r in read_replay(path)]
+
+
+def test_replay_records_are_written_while_the_bot_thinks_and_the_file_is_the_same(tmp_path):
+    calls: list[tuple[int, int, int, int]] = []
+    replay = tmp_path / "overlap" / "match.jsonl"
+
+    class Watching(SubprocessPlayer):
+        def act(self, id, obs, legal, time_ms, meanwhile=None):
+            def spy() -> None:
+                before = replay.stat().st_size
+                meanwhile()
+                calls.append((id, len(self._out), before, replay.stat().st_size))
+            return super().act(id, obs, legal, time_ms, spy)
+
+    limits = Limits(move_ms=MOVE_MS, start_ms=3000)
+    seats = [Seat("random_bot", "command", "random_bot"), Seat("random_bot", "command", "random_bot")]
+    config = {"turns": TURNS, "pad": 0}
+    runs = {}
+    for name, cls in (("overlap", Watching), ("plain", NoOverlap)):
+        players = [cls(bot("random_bot"), log_path=tmp_path / name / f"seat{i}.log", start_ms=3000) for i in range(2)]
+        result = run_match(PickGame(), config, 7, seats, players, limits, replay=tmp_path / name / "match.jsonl")
+        assert result.faults == []
+        runs[name] = _moves_and_records(tmp_path / name / "match.jsonl")
+    assert [c[0] for c in calls] == list(range(1, TURNS + 1))  # every act got the records' writing
+    assert all(pending == 0 for _, pending, _, _ in calls)  # called once the act was written
+    assert all(after > before for _, _, before, after in calls)  # the previous records went out then
+    assert runs["overlap"] == runs["plain"]  # the same records in the same order
+
+
+def test_records_played_before_an_interruption_are_in_the_replay(tmp_path):
+    class Interrupting(SubprocessPlayer):
+        def act(self, id, obs, legal, time_ms, meanwhile=None):
+            if id == 5:
+                raise KeyboardInterrupt  # Ctrl-C before the act went out: its records still pending
+            return super().act(id, obs, legal, time_ms, meanwhile)
+
+    players = [Interrupting(bot("random_bot"), log_path=tmp_path / f"seat{i}.log", start_ms=3000) for i in range(2)]
+    seats = [Seat("random_bot", "command", "random_bot")] * 2
+    with pytest.raises(KeyboardInterrupt):
+        run_match(PickGame(), {"turns": TURNS, "pad": 0}, 7, seats, players, Limits(move_ms=MOVE_MS),
+                  replay=tmp_path / "match.jsonl")
+    records = list(read_replay(tmp_path / "match.jsonl"))
+    assert [r["type"] for r in records] == ["header", "deal"] + ["move"] * 4
+    for p in players:
+        assert_gone(p)
+
+
+def test_a_quick_reply_is_read_while_polling_without_sleeping(tmp_path, monkeypatch):
+    p = player(bot("random_bot"), log_path=tmp_path / "bot.log", spin_us=2_000_000)
+    try:
+        assert p.start(hello()) is None
+        waits = []
+        select = p._sel.select
+        monkeypatch.setattr(p._sel, "select", lambda timeout=None: waits.append(timeout) or select(timeout))
+        replies = [act(p, k) for k in range(1, 11)]
+        assert all(r.fault is None and r.index in (0, 1, 2) for r in replies)
+        assert waits == []  # every reply came within the 2 s of polling
+        p.end({})
+    finally:
+        p.close()
+    assert_gone(p)
+
+
+def test_polling_stops_at_the_deadline(tmp_path):
+    p = player(bot("sleeper"), log_path=tmp_path / "bot.log", spin_us=30_000_000, grace_ms=50)
+    try:
+        assert p.start(hello()) is None
+        assert act(p, 1).fault is None
+        started = time.perf_counter()
+        reply = act(p, 2, time_ms=200)  # the sleeper's second act never comes
+        assert reply.fault is not None and reply.fault.kind == "timeout"
+        assert 0.2 <= time.perf_counter() - started < 2
+    finally:
+        p.close()
+    assert_gone(p)
+
+
+@pytest.mark.parametrize("cores,at_once,expected", [(2, 1, 200), (1, 1, 0), (2, 2, 0), (8, 4, 200), (8, 5, 0)])
+def test_the_referee_polls_only_with_a_core_to_spare_per_match(monkeypatch, cores, at_once, expected):
+    from referee import limits as limits_mod
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
+    assert limits_mod.spin_us(at_once) == expected
+    assert limits_mod.subprocess_options(Limits())["spin_us"] == (200 if cores >= 2 else 0)
+    assert limits_mod.subprocess_options(Limits(spin_us=7))["spin_us"] == 7
