@@ -29,6 +29,7 @@ from typing import Any
 
 from referee import executors
 from referee.errors import UsageError
+from referee.limits import spin_us
 from referee.runner import Limits, Seat
 from referee.tournament_config import Entrant, MatchSpec, TournamentConfig
 
@@ -243,6 +244,17 @@ def prepare(config: TournamentConfig, resume: bool) -> tuple[list[MatchSpec], li
     return [m for m in matches if m.index not in done_idx], done, head
 
 
+def match_limits(config: TournamentConfig) -> Limits:
+    """Every match's limits: the file's, and by default polling for replies only with a core to
+    spare per match in flight. Matches run on this machine's cores with local workers or a Dask
+    LocalCluster; on a remote cluster the cores per match are unknown, so no polling."""
+    bot_limits = dict(config.bot_limits)
+    if "spin_us" not in bot_limits:
+        on_this_machine = config.executor == "local" or config.scheduler is None
+        bot_limits["spin_us"] = spin_us(config.concurrency) if on_this_machine else 0
+    return Limits(move_ms=config.move_ms, start_ms=config.start_ms, max_faults=config.max_faults, **bot_limits)
+
+
 def run(
     config: TournamentConfig,
     resume: bool = False,
@@ -265,8 +277,7 @@ def run(
     if not todo:
         Journal(config.out / JOURNAL, head).close()
         return sorted(records, key=lambda r: r["index"]) if keep else []
-    limits = Limits(move_ms=config.move_ms, start_ms=config.start_ms, max_faults=config.max_faults,
-                    **config.bot_limits)
+    limits = match_limits(config)
     journaled = {r["index"] for r in records}
     out = config.out.resolve()
     # Absolute working directories: a worker may run in another directory, or on another machine

@@ -250,11 +250,12 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
                             concurrency, out_dir, executor, scheduler, shared_out, _bot_limits(r, limits))
 
 
-BOT_LIMITS = ("sandbox", "grace_ms", "total_ms", "cpu_s", "memory_mb", "fsize_mb", "nofile")
+BOT_LIMITS = ("sandbox", "grace_ms", "total_ms", "cpu_s", "memory_mb", "fsize_mb", "nofile", "spin_us")
 
 
 def _bot_limits(r: _Reader, limits: dict) -> dict[str, Any]:
-    """The [limits] keys for hostile bots (docs/security.md): sandbox "none" or "bwrap", the rest >= 0."""
+    """The [limits] keys for hostile bots (docs/security.md), and spin_us: sandbox "none" or
+    "bwrap", the rest >= 0."""
     out: dict[str, Any] = {}
     for key in BOT_LIMITS:
         if key == "sandbox" and key in limits:

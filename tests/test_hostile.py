@@ -495,6 +495,17 @@ def test_tournament_limits_reach_the_bots(tmp_path, sandbox):
     assert ("referee-scratch-" in log) == (sandbox == "bwrap")  # HOME/TMPDIR: its scratch dir
 
 
+@pytest.mark.parametrize("line, concurrency, expected", [
+    ("", 1, 200), ("", 2, 0), ("spin_us = 0", 1, 0), ("spin_us = 50", 2, 50)])
+def test_tournament_polls_for_replies_only_with_a_core_to_spare(tmp_path, monkeypatch, line, concurrency, expected):
+    from referee import tournament as tour
+    from referee.tournament_config import load_tournament
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    config = load_tournament(_tournament(tmp_path, line), REGISTRY, out=tmp_path / "out", concurrency=concurrency)
+    assert tour.match_limits(config).spin_us == expected
+
+
 @pytest.mark.parametrize("line, message", [
     ('sandbox = "docker"', 'limits.sandbox: expected "none" or "bwrap"'),
     ("cpu_s = -1", "limits.cpu_s: expected 0 or more"),

@@ -178,6 +178,7 @@ strategy = "first"
         (BASE + '[[games]]\ngame = "maumau"\nplayers = 2\nconfig = { target = "x" }\n', "games[0].config"),
         (BASE + '[[games]]\ngame = "maumau"\nplayers = 2\nschedule = "swiss"\n', "games[0].schedule"),
         (BASE + '[limits]\nmove_ms = -5\n[[games]]\ngame = "maumau"\nplayers = 2\n', "limits.move_ms"),
+        (BASE + '[limits]\nspin_us = -1\n[[games]]\ngame = "maumau"\nplayers = 2\n', "limits.spin_us"),
         (BASE, "games"),
         ("this is = not toml [", "not valid TOML"),
     ],
