@@ -4,22 +4,28 @@ JSON-lines ping-pong with 4 copies of the same bot in the same run.
 
 - match: microseconds per decision from the first `act` to the `end` (bot start-up excluded):
   the game, the observation and legal list encoded, the events piggy-backed on the next `act`,
-  the bot parsing all of it and answering, the reply parsed and checked.
+  the bot parsing all of it and answering, the reply parsed and checked, the replay written.
 - floor: a minimal `act` ({"obs": {}, "legal": [{}]}) written with one write(2) and its reply read
-  back with blocking reads, seat after seat: the cost of a round trip to a Python bot process.
+  back, seat after seat: the cost of a round trip to a Python bot process. Measured two ways:
+  "blocking" (a blocking read, the plain way) and "polling" (non-blocking reads for up to the
+  same spin_us as the referee's, then a blocking wait: the way the referee waits by default
+  where it has a core to spare, see referee.limits.spin_us).
 - ratio: floor / match (1.0 = the referee and the bigger messages cost nothing; the issue's
-  target is at least 0.8).
+  target is at least 0.8). "like for like" divides by the floor that waits the way the match
+  did; "vs blocking" always divides by the blocking floor.
 - via adapter: the same minimal ping-pong through the real SubprocessPlayer (what the adapter
   adds before any game state or big message is involved).
 - referee cpu: this process's CPU time per decision during the match (the game, encoding the
-  messages, parsing the replies, writing the replay); the rest of a decision is the bots and the
-  kernel's wake-ups.
+  messages, parsing the replies, writing the replay, and polling); the rest of a decision is
+  the bots and the kernel's wake-ups.
 
-Both are measured spread (no affinity: the referee and the bots on any core) and pinned (this
-process and every bot on one core, os.sched_setaffinity, as a tournament worker could pin
-itself and its bots). Rounds alternate floor and matches; medians of --repeat rounds.
+Modes: "spread" (no affinity: the referee and the bots on any core; the referee polls, as it
+does by default on a machine with 2 cores per match), "spread-nopoll" (the same with spin_us=0)
+and "pinned" (this process and every bot on one core, os.sched_setaffinity, as a tournament
+worker could pin itself and its bots; no polling there, as by default). Rounds alternate floors
+and matches; medians of --repeat rounds.
 
-Usage: python bench/protocol.py [--repeat 5] [--pings 2000] [--game GAME] [--mode spread|pinned]
+Usage: python bench/protocol.py [--repeat 5] [--pings 2000] [--game GAME] [--mode MODE]
 Prints a table and writes bench/results/protocol.json. Never asserts anything.
 """
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -42,23 +49,40 @@ BOT = ROOT / "bots" / "python" / "random_bot.py"
 PLAYERS = 4
 
 
-def floor(pings: int) -> float:
-    """Microseconds per round trip of a minimal act to 4 random_bot processes, seat after seat."""
+MODES = ("spread", "spread-nopoll", "pinned")
+
+
+def floor(pings: int, spin_us: int = 0) -> float:
+    """Microseconds per round trip of a minimal act to 4 random_bot processes, seat after seat;
+    with `spin_us`, each reply is polled for that long before a blocking wait."""
     procs = [subprocess.Popen([sys.executable, str(BOT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
              for _ in range(PLAYERS)]
     try:
         ins = [p.stdin.fileno() for p in procs]
         outs = [p.stdout.fileno() for p in procs]
+        for fd in outs:
+            os.set_blocking(fd, False)
         bufs = [b""] * PLAYERS
+        clock = time.perf_counter
+
+        def read(fd: int) -> bytes:
+            until = clock() + spin_us / 1e6
+            while True:
+                try:
+                    chunk = os.read(fd, 65536)
+                except BlockingIOError:
+                    if clock() >= until:
+                        select.select([fd], [], [])  # sleep until the bot writes
+                    continue
+                if not chunk:
+                    raise RuntimeError("the bot closed its stdout")
+                return chunk
 
         def roundtrip(seat: int, message: dict[str, Any]) -> dict[str, Any]:
             os.write(ins[seat], (json.dumps(message, separators=(",", ":")) + "\n").encode())
             buf = bufs[seat]
             while b"\n" not in buf:
-                chunk = os.read(outs[seat], 65536)
-                if not chunk:
-                    raise RuntimeError("the bot closed its stdout")
-                buf += chunk
+                buf += read(outs[seat])
             line, _, bufs[seat] = buf.partition(b"\n")
             return json.loads(line)
 
@@ -81,7 +105,7 @@ def floor(pings: int) -> float:
             p.stdout.close()
 
 
-def adapter_floor(pings: int) -> float:
+def adapter_floor(pings: int, spin_us: int | None) -> float:
     """The same minimal ping-pong through the real SubprocessPlayer (limits wrapper, selectors,
     reply checks): what the adapter adds to a bare round trip, before any game or big message."""
     import tempfile
@@ -91,7 +115,7 @@ def adapter_floor(pings: int) -> float:
     from referee.runner import Limits
     from referee.subprocess_bot import SubprocessPlayer
 
-    limits = Limits()
+    limits = Limits(spin_us=spin_us)
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
         players = [SubprocessPlayer([sys.executable, str(BOT)], log_path=Path(tmp) / f"seat{i}.log",
                                     **subprocess_options(limits)) for i in range(PLAYERS)]
@@ -114,8 +138,9 @@ def adapter_floor(pings: int) -> float:
                 player.close()
 
 
-def match(game_name: str, seed: int) -> dict[str, Any]:
-    """One match against 4 random_bot processes; microseconds per decision, start-up excluded."""
+def match(game_name: str, seed: int, spin_us: int | None = None) -> dict[str, Any]:
+    """One match against 4 random_bot processes; microseconds per decision, start-up excluded.
+    `spin_us` None: the referee's default (referee.limits.spin_us)."""
     import tempfile
 
     from referee.config import resolve_config
@@ -129,11 +154,11 @@ def match(game_name: str, seed: int) -> dict[str, Any]:
     class Timed(SubprocessPlayer):
         """Notes when the first act starts and the first end is sent (one clock read per act)."""
 
-        def act(self, id, obs, legal, time_ms):
+        def act(self, id, obs, legal, time_ms, meanwhile=None):
             if "first" not in clock:
                 clock["first"] = time.perf_counter()
                 clock["cpu_first"] = time.process_time()
-            return super().act(id, obs, legal, time_ms)
+            return super().act(id, obs, legal, time_ms, meanwhile)
 
         def end(self, result):
             if "end" not in clock:
@@ -144,7 +169,7 @@ def match(game_name: str, seed: int) -> dict[str, Any]:
     registry = load_registry()
     game = registry.games[game_name]
     config = resolve_config(game, {}, PLAYERS)
-    limits = Limits()
+    limits = Limits(spin_us=spin_us)
     spec = f"{sys.executable} {BOT}"
     seats = [Seat(f"random_bot#{i}", "command", spec) for i in range(PLAYERS)]
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
@@ -153,8 +178,15 @@ def match(game_name: str, seed: int) -> dict[str, Any]:
         result = run_match(game, config, seed, seats, players, limits, replay=Path(tmp) / "match.jsonl")
     if any(result.result["faults"]):
         raise RuntimeError(f"{game_name} seed {seed}: faults {result.result['fault_log']}")
-    return {"decisions": result.decisions, "us": (clock["end"] - clock["first"]) / result.decisions * 1e6,
+    return {"spin_us": players[0].spin_us, "decisions": result.decisions, "us": (clock["end"] - clock["first"]) / result.decisions * 1e6,
             "referee_cpu_us": (clock["cpu_end"] - clock["cpu_first"]) / result.decisions * 1e6}
+
+
+def _spin(mode: str) -> int:
+    """The spin_us a match uses in this mode: the referee's default, or none."""
+    from referee.limits import spin_us
+
+    return 0 if mode == "spread-nopoll" else spin_us()
 
 
 def _pin(mode: str) -> set[int] | None:
@@ -171,37 +203,51 @@ def bench(games: tuple[str, ...], repeat: int, pings: int, modes: tuple[str, ...
     for mode in modes:
         before = _pin(mode)
         try:
+            spin = _spin(mode)
             floors: list[float] = []
+            polled: list[float] = []
             adapter: list[float] = []
             per_game: dict[str, list[dict[str, Any]]] = {g: [] for g in games}
             for rep in range(repeat):
                 floors.append(floor(pings))
-                adapter.append(adapter_floor(pings))
+                if spin:
+                    polled.append(floor(pings, spin))
+                adapter.append(adapter_floor(pings, spin))
                 for g in games:
-                    per_game[g].append(match(g, seed=rep))
+                    per_game[g].append(match(g, seed=rep, spin_us=spin))
         finally:
             if before is not None:
                 os.sched_setaffinity(0, before)
         floor_us = median(floors)
+        polled_us = median(polled) if polled else None
+        like_us = polled_us if spin else floor_us
         adapter_us = median(adapter)
         for g in games:
             us = median([m["us"] for m in per_game[g]])
-            rows.append({"mode": mode, "game": g, "us_per_decision": us, "floor_us": floor_us,
+            rows.append({"mode": mode, "game": g, "spin_us": spin, "us_per_decision": us, "floor_us": floor_us,
+                         "polling_floor_us": polled_us, "like_floor_us": like_us,
                          "adapter_floor_us": adapter_us, "adapter_floor_samples_us": [round(f, 2) for f in adapter],
                          "referee_cpu_us": median([m["referee_cpu_us"] for m in per_game[g]]),
-                         "ratio": floor_us / us, "decisions": [m["decisions"] for m in per_game[g]],
+                         "ratio": like_us / us, "ratio_vs_blocking": floor_us / us,
+                         "decisions": [m["decisions"] for m in per_game[g]],
                          "samples_us": [round(m["us"], 2) for m in per_game[g]],
-                         "floor_samples_us": [round(f, 2) for f in floors]})
+                         "floor_samples_us": [round(f, 2) for f in floors],
+                         "polling_floor_samples_us": [round(f, 2) for f in polled]})
     return {"players": PLAYERS, "repeat": repeat, "pings": pings, "bot": str(BOT.relative_to(ROOT)), "rows": rows}
 
 
+def where(row: dict[str, Any]) -> str:
+    cores = "1 core (pinned)" if row["mode"] == "pinned" else "any core"
+    return f"{cores}, polls {row['spin_us']} us" if row["spin_us"] else f"{cores}, no polling"
+
+
 def summary_table(data: dict[str, Any]) -> str:
-    headers = ["protocol (4 random_bot.py)", "cores", "us/decision", "referee cpu", "ping-pong us", "ratio",
-               "target", "met", "via adapter us"]
-    body = [[r["game"], "1 (pinned)" if r["mode"] == "pinned" else "any", r["us_per_decision"], r["referee_cpu_us"],
-             r["floor_us"], r["ratio"], 0.8, "yes" if r["ratio"] >= 0.8 else "NO", r["adapter_floor_us"]]
+    headers = ["protocol (4 random_bot.py)", "referee", "us/decision", "referee cpu", "floor blocking",
+               "floor polling", "ratio like for like", "met (>= 0.8)", "ratio vs blocking", "via adapter us"]
+    body = [[r["game"], where(r), r["us_per_decision"], r["referee_cpu_us"], r["floor_us"], r["polling_floor_us"],
+             r["ratio"], "yes" if r["ratio"] >= 0.8 else "NO", r["ratio_vs_blocking"], r["adapter_floor_us"]]
             for r in data["rows"]]
-    return table(headers, body, "llrrrrrlr")
+    return table(headers, body, "llrrrrrlrr")
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -209,14 +255,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--repeat", type=int, default=5, help="rounds (floor + one match per game), median")
     parser.add_argument("--pings", type=int, default=2000, help="round trips per floor measurement")
     parser.add_argument("--game", choices=GAMES, action="append", help="only this game (repeatable)")
-    parser.add_argument("--mode", choices=("spread", "pinned"), action="append",
-                        help="spread (no affinity) and/or pinned (one core); default both")
+    parser.add_argument("--mode", choices=MODES, action="append",
+                        help="spread (no affinity, the referee's default polling), spread-nopoll (spin_us=0) "
+                             "and/or pinned (one core); default all three")
     args = parser.parse_args(argv)
     info = machine()
-    data = bench(tuple(args.game or GAMES), args.repeat, args.pings, tuple(args.mode or ("spread", "pinned")))
+    data = bench(tuple(args.game or GAMES), args.repeat, args.pings, tuple(args.mode or MODES))
     print(machine_line(info))
     print(f"protocol bench: one 4-seat match per game against {PLAYERS} copies of {data['bot']}, beside a bare "
-          f"JSON-lines ping-pong ({data['pings']} round trips); median of {data['repeat']} rounds; wall clock")
+          f"JSON-lines ping-pong ({data['pings']} round trips, blocking and polling); median of {data['repeat']} "
+          f"rounds; wall clock")
     print(summary_table(data))
     write_results("protocol", data)
     return data

@@ -78,10 +78,10 @@ def summary_rows(data: dict[str, dict]) -> list[list]:
                          f"<= {s['target_us']:g} us", "yes" if s["met"] else "NO"])
     if "protocol" in data:
         for r in data["protocol"]["rows"]:
-            where = "pinned to 1 core" if r["mode"] == "pinned" else "any core"
-            rows.append([f"protocol {r['game']} ({where})",
-                         f"{r['us_per_decision']:.0f} us/decision vs ping-pong {r['floor_us']:.0f} us: {r['ratio']:.2f}x",
-                         ">= 0.8x", "yes" if r["ratio"] >= 0.8 else "NO"])
+            polled = f", vs the blocking one {r['ratio_vs_blocking']:.2f}x" if r["spin_us"] else ""
+            rows.append([f"protocol {r['game']} ({protocol.where(r)})",
+                         f"{r['us_per_decision']:.0f} us/decision vs ping-pong {r['like_floor_us']:.0f} us waiting "
+                         f"alike: {r['ratio']:.2f}x{polled}", ">= 0.8x", "yes" if r["ratio"] >= 0.8 else "NO"])
     if "tournament" in data:
         t = data["tournament"]
         one, two = t["rows"][0], t["rows"][1]
