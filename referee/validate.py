@@ -110,8 +110,9 @@ class _Watched(Player):
     def event(self, event: dict[str, Any]) -> None:
         self.inner.event(event)
 
-    def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int) -> Reply:
-        reply = self.inner.act(id, obs, legal, time_ms)
+    def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int,
+            meanwhile: Callable[[], None] | None = None) -> Reply:
+        reply = self.inner.act(id, obs, legal, time_ms, meanwhile=meanwhile)  # inner: a SubprocessPlayer
         if reply.ms > 0:
             self.ms.append(reply.ms)
         return reply
