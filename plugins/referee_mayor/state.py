@@ -93,6 +93,7 @@ class MayorState(GameState):
         self.team = [OPPOSITION] * PLAYERS
         self.revealed = False
         self.piles: tuple[list[str], list[str]] = ([], [])
+        self.pile_votes = [0, 0]  # advanced mode: the M-14 votes in each pile, kept as the piles change
         self.trick_no = 1
         self.leader = 0
         self.current: int | None = None
@@ -193,6 +194,7 @@ class MayorState(GameState):
         team = PILE_NAMES.index(rest)
         own[team][:0] = leftover
         state.piles = own
+        state.pile_votes = [votes(own[0]), votes(own[1])]
         state.trick_no = trick_no
         state._new_trick(candidate if leader is None else leader)
         state.current = state.leader
@@ -430,10 +432,15 @@ class MayorState(GameState):
     def _move_top(self, seat: int, k: int) -> list[str]:
         """M-8: the top k cards (fewer if smaller) of the opposing pile, as a block, onto the
         mover's team pile."""
-        mine, theirs = self.piles[self.team[seat]], self.piles[1 - self.team[seat]]
+        team = self.team[seat]
+        mine, theirs = self.piles[team], self.piles[1 - team]
         block = theirs[len(theirs) - min(k, len(theirs)):]
         del theirs[len(theirs) - len(block):]
         mine.extend(block)
+        if self.advanced:
+            moved = votes(block)
+            self.pile_votes[team] += moved
+            self.pile_votes[1 - team] -= moved
         return block
 
     def _crane(self, seat: int) -> None:
@@ -506,6 +513,7 @@ class MayorState(GameState):
     def _finish_trick(self) -> None:
         """M-8, M-10, M-11: the trick's cards go to the piles; the winner leads next."""
         trick, team, piles = list(zip(self.trick_seats, self.trick_cards)), self.team, self.piles
+        sizes = (len(piles[0]), len(piles[1]))
         winner = self._winner()
         thief = self.thief
         success = thief is not None and not self.stopped
@@ -524,6 +532,10 @@ class MayorState(GameState):
                 if card in SPECIAL_SET:
                     own = card == THIEF and success  # M-8: a successful Thief stays home
                     piles[team[seat] if own else 1 - team[seat]].append(card)
+        if self.advanced:  # M-14: add the votes of the cards each pile just got
+            pile_votes = self.pile_votes
+            pile_votes[0] += votes(piles[0][sizes[0]:])
+            pile_votes[1] += votes(piles[1][sizes[1]:])
         data: dict[str, Any] = {"trick": self.trick_no, "leader": self.leader, "winner": winner,
                                 "cards": list(self.trick_cards), "seats": list(self.trick_seats)}
         if self.revealed:
@@ -621,7 +633,7 @@ class MayorState(GameState):
             obs["piles"] = {"candidate": list(cand), "opposition": list(opp)}
             obs["teams"] = list(self.team)
             if self.advanced:
-                obs["team_votes"] = [votes(cand), votes(opp)]
+                obs["team_votes"] = self.pile_votes[:]
             else:
                 obs["team_cards"] = [len(cand), len(opp)]
         if self.phase == "counter":
