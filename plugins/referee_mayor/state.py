@@ -603,6 +603,8 @@ class MayorState(GameState):
         else:
             role = "ally" if seat == self.ally else "opposition"
         knows_teams = revealed or role == "ally" or (seat == c and called is not None and self.ally is None)
+        hand0, hand1, hand2, hand3 = hands = self.hands  # PLAYERS == 4
+        # (list.copy() and dict.copy(): the cheapest fresh copies in CPython 3.11)
         obs: dict[str, Any] = {
             "seat": seat,
             "to_act": self.current,
@@ -611,9 +613,9 @@ class MayorState(GameState):
             "deal": self.deal,
             "deals": self.deals,
             "dealer": self.dealer,
-            "scores": self.scores[:],
-            "hand": self.hands[seat][:],
-            "hand_sizes": list(map(len, self.hands)),
+            "scores": self.scores.copy(),
+            "hand": hands[seat].copy(),
+            "hand_sizes": [len(hand0), len(hand1), len(hand2), len(hand3)],
             "candidate": c,
             "called": called,
             "role": role,
@@ -624,25 +626,25 @@ class MayorState(GameState):
             "trick_no": self.trick_no,
             "leader": self.leader,
             "led": self.led,
-            "trick_cards": self.trick_cards[:],
-            "trick_seats": self.trick_seats[:],
-            "played_cards": self.played_cards[:],
-            "played_seats": self.played_seats[:],
-            "winners": self.winners[:],
-            "casino": dict(self.casino) if self.casino is not None else None,
+            "trick_cards": self.trick_cards.copy(),
+            "trick_seats": self.trick_seats.copy(),
+            "played_cards": self.played_cards.copy(),
+            "played_seats": self.played_seats.copy(),
+            "winners": self.winners.copy(),
+            "casino": self.casino.copy() if self.casino is not None else None,
         }
         if seat == c and called is not None:
-            obs["reserve"] = list(self.reserve)
-            obs["discards"] = list(self.discards)
+            obs["reserve"] = self.reserve.copy()
+            obs["discards"] = self.discards.copy()
         if self.swap is not None and seat in self.swap[:2]:
             player, holder, got, gave = self.swap
             obs["swap"] = {"seat": player, "name": got, "gave": gave}
         if revealed:
             cand, opp = self.piles
-            obs["piles"] = {"candidate": list(cand), "opposition": list(opp)}
-            obs["teams"] = list(self.team)
+            obs["piles"] = {"candidate": cand.copy(), "opposition": opp.copy()}
+            obs["teams"] = self.team.copy()
             if self.advanced:
-                obs["team_votes"] = self.pile_votes[:]
+                obs["team_votes"] = self.pile_votes.copy()
             else:
                 obs["team_cards"] = [len(cand), len(opp)]
         if self.phase == "counter":
