@@ -41,7 +41,7 @@ class MauMauState(GameState):
     # Slots: past 30 attributes CPython 3.11 gives each instance a plain dict, and every attribute
     # access on the hot path would pay a dict lookup. (`script` stays a class attribute.)
     __slots__ = ("n", "rng", "hand_size", "ace", "seven_chain", "sevens", "voluntary_draw", "announcements",
-                 "target", "max_decisions", "max_tiebreaks", "cards", "deal", "dealer", "hands", "stock",
+                 "target", "max_decisions", "max_tiebreaks", "cards", "deal", "dealer", "hands", "counts", "stock",
                  "discard", "suit", "penalty", "chain", "turn", "phase", "drawn", "decisions", "stalled",
                  "totals", "tiebreaks", "winner", "others", "active", "next_seat", "_out", "_legal",
                  "_resolved", "_move_start")
@@ -63,6 +63,7 @@ class MauMauState(GameState):
         self.deal = 0
         self.dealer = 0  # MM-1: round 1's dealer is seat 0
         self.hands: list[list[str]] = [[] for _ in range(players)]
+        self.counts = [0] * players  # len() of each hand, kept as the hands change (observe reports it)
         self.stock: list[str] = []  # the draw pile, next card LAST (pop from the end)
         self.discard: list[str] = []  # the discard pile, top card last
         self.suit = ""  # the suit to match: the top card's, or the one named on a Jack (MM-3)
@@ -115,6 +116,7 @@ class MauMauState(GameState):
         state.deal = deal
         state.dealer = (turn - 1) % n if dealer is None else dealer
         state.hands = [sorted(h, key=_ORDER_KEY) for h in hands]
+        state.counts = [len(h) for h in hands]
         state.discard = list(discard)
         state.stock = list(stock)[::-1]
         state.suit = suit if suit is not None else discard[-1][1]
@@ -221,7 +223,7 @@ class MauMauState(GameState):
             "penalty": self.penalty,
             "chain": self.chain,
             "drawn": self.drawn if seat == turn else None,
-            "counts": list(map(len, hands)),
+            "counts": self.counts.copy(),
             "stock": len(self.stock),
             "discard": len(discard),
             "active": self.active.copy(),
@@ -330,6 +332,7 @@ class MauMauState(GameState):
         card = act["play"]
         hand = self.hands[seat]
         hand.remove(card)
+        self.counts[seat] -= 1
         self.discard.append(card)
         self.drawn = None
         self.phase = PLAY
@@ -427,6 +430,7 @@ class MauMauState(GameState):
             card = stock.pop()
             got.append(card)
             insort(hand, card, key=_ORDER_KEY)
+        self.counts[seat] = len(hand)
         self._out.append(Event("drew", {"seat": seat, "count": len(got), "cards": got, "why": why}, (seat,)))
         if self.others[seat]:
             self._out.append(Event("drew", {"seat": seat, "count": len(got), "why": why}, self.others[seat]))
@@ -478,6 +482,7 @@ class MauMauState(GameState):
         up = deck[i]
         stock = deck[i + 1 :]
         self.hands = [sorted(h, key=_ORDER_KEY) for h in dealt]
+        self.counts = [len(h) for h in dealt]
         self.stock = stock[::-1]
         self.discard = [up]
         self.suit = up[1]
@@ -488,7 +493,7 @@ class MauMauState(GameState):
             "type": "deal", "deal": self.deal, "dealer": self.dealer, "hands": dealt,
             "stock": stock, "up": up, "active": list(self.active),
         }))
-        counts = [len(h) for h in dealt]
+        counts = self.counts
         for seat in range(n):
             self._out.append(Event("deal", {
                 "deal": self.deal, "dealer": self.dealer, "hand": list(self.hands[seat]), "up": up,
