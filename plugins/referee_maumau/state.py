@@ -136,10 +136,52 @@ class MauMauState(GameState):
 
     def legal_actions(self) -> list[Action]:
         """Every legal action of the seat to act (cached until the next `apply`; do not mutate)."""
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
-        return legal
+        out = self._legal
+        if out is not None:
+            return out
+        out = self._legal = []  # filled below
+        turn = self.turn
+        phase = self.phase
+        if turn is None:
+            return out
+        if phase == SUIT:  # MM-6
+            out.extend(dict(a) for a in _SUIT_ACTIONS)
+            return out
+        if self.announcements:  # MM-7, as _due()
+            left = self.counts[turn] - 1
+            due = MAU if left == 1 else MAU_MAU if left == 0 else None
+        else:
+            due = None
+        if phase == DRAWN:  # MM-5: play the drawn card at once, or keep it
+            self._plays(self.drawn, out, due)
+            out.append({"pass": True})
+            return out
+        last = None
+        hand = self.hands[turn]
+        if self.penalty:  # MM-4: only a 7 answers a pending penalty, within the chain limit
+            if self.seven_chain == 0 or self.chain < self.seven_chain:
+                for card in hand:  # sorted, so duplicates (two decks) are adjacent
+                    if card[0] == "7" and card != last:
+                        self._plays(card, out, due)
+                    last = card
+        else:  # MM-3
+            match = _MATCH[self.suit + self.discard[-1][0]]
+            for card in hand:
+                if card in match:
+                    if card != last:  # sorted, so duplicates (two decks) are adjacent
+                        if due or card[0] == "J":
+                            self._plays(card, out, due)
+                        else:
+                            out.append({"play": card})
+                    last = card
+        if self.penalty:  # MM-4: taking the penalty is always allowed
+            out.append({"draw": True})
+        elif self.stock or len(self.discard) > 1:  # a card can be drawn (MM-8, as can_draw())
+            if not out or self.voluntary_draw:  # MM-5
+                out.append({"draw": True})
+        elif not out:
+            out.append({"pass": True})  # MM-5: no legal play and nothing to draw
+        return out
 
     def resolve(self, action: Any) -> Action | None:
         """The legal action `action` stands for: a play with a missing or wrong announcement
@@ -282,49 +324,6 @@ class MauMauState(GameState):
     def can_draw(self) -> bool:
         """Whether a card can be drawn: the draw pile, or the discard pile below its top (MM-8)."""
         return bool(self.stock) or len(self.discard) > 1
-
-    def _compute_legal(self) -> list[Action]:
-        phase = self.phase
-        if self.turn is None:
-            return []
-        if phase == SUIT:
-            return [dict(a) for a in _SUIT_ACTIONS]
-        if self.announcements:  # MM-7, as _due()
-            left = len(self.hands[self.turn]) - 1
-            due = MAU if left == 1 else MAU_MAU if left == 0 else None
-        else:
-            due = None
-        out: list[Action] = []
-        if phase == DRAWN:  # MM-5: play the drawn card at once, or keep it
-            self._plays(self.drawn, out, due)
-            out.append({"pass": True})
-            return out
-        last = None
-        hand = self.hands[self.turn]
-        if self.penalty:  # MM-4: only a 7 answers a pending penalty, within the chain limit
-            if self.seven_chain == 0 or self.chain < self.seven_chain:
-                for card in hand:  # sorted, so duplicates (two decks) are adjacent
-                    if card[0] == "7" and card != last:
-                        self._plays(card, out, due)
-                    last = card
-        else:  # MM-3
-            match = _MATCH[self.suit + self.discard[-1][0]]
-            for card in hand:
-                if card in match:
-                    if card != last:  # sorted, so duplicates (two decks) are adjacent
-                        if due or card[0] == "J":
-                            self._plays(card, out, due)
-                        else:
-                            out.append({"play": card})
-                    last = card
-        if self.penalty:  # MM-4: taking the penalty is always allowed
-            out.append({"draw": True})
-        elif self.can_draw():
-            if not out or self.voluntary_draw:  # MM-5
-                out.append({"draw": True})
-        elif not out:
-            out.append({"pass": True})  # MM-5: no legal play and nothing to draw
-        return out
 
     # -- moves -----------------------------------------------------------------------------------
 
