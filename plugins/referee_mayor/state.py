@@ -65,12 +65,12 @@ class MayorState(GameState):
 
     # Slots: past 30 attributes CPython 3.11 gives each instance a plain dict, and every attribute
     # access on the hot path would pay a dict lookup. (`script` stays a class attribute.)
-    __slots__ = ("mode", "advanced", "deals", "rng", "deal", "dealer", "totals", "scores", "_out", "_playable_now",
-                 "phase", "hands", "reserve", "reserve_zone", "discards", "candidate", "called", "mayor", "ally",
-                 "team", "revealed", "piles", "pile_votes", "trick_no", "leader", "current", "cursor",
-                 "trick_cards", "trick_seats", "played", "led", "top_building", "stopped", "thief", "offers",
-                 "played_cards", "played_seats", "winners", "casino", "swap", "_hidden_effects",
-                 "_basic_casino_hit", "known")
+    __slots__ = ("mode", "advanced", "deals", "rng", "deal", "dealer", "totals", "scores", "_out",
+                 "_playable_now", "_legal", "phase", "hands", "reserve", "reserve_zone", "discards",
+                 "candidate", "called", "mayor", "ally", "team", "revealed", "piles", "pile_votes", "trick_no",
+                 "leader", "current", "cursor", "trick_cards", "trick_seats", "played", "led", "top_building",
+                 "stopped", "thief", "offers", "played_cards", "played_seats", "winners", "casino", "swap",
+                 "_hidden_effects", "_basic_casino_hit", "known")
 
     def __init__(self, mode: str, deals: int, rng: random.Random, *, start: bool = True) -> None:
         self.mode = mode
@@ -83,6 +83,7 @@ class MayorState(GameState):
         self.scores: list[int | float] = [0] * PLAYERS  # the totals as reported (2, not 2.0)
         self._out: list[Output] = []
         self._playable_now: list[str] | None = None  # cache for the current decision
+        self._legal: list[Action] | None = None  # the last list legal_actions returned for this position
         self._clear_deal()
         if start:
             self._start_deal()
@@ -215,25 +216,26 @@ class MayorState(GameState):
         return self.current
 
     def legal_actions(self) -> list[Action]:
+        """Every legal action of the seat to act (a new list each call; `apply` knows the last one's)."""
+        out: list[Action] = []
+        self._legal = out
         phase = self.phase
         if phase == "play":
             seat = self.current
-            out: list[Action] = []
-            for card in self._playable_cards():
+            cards = self._playable_now = self._playable(self.hands[seat])
+            for card in cards:
                 if card == CASINO:
                     out += [{"play": CASINO, "name": n} for n in self._casino_names(seat)]
                 else:
                     out.append({"play": card})
-            return out
-        if phase == "counter":
-            out = [{"play": c} for c in self.hands[self.current] if c in STOPPERS]
+        elif phase == "counter":
+            out += [{"play": c} for c in self.hands[self.current] if c in STOPPERS]
             out.append(dict(PASS))
-            return out
-        if phase == "discard":
-            return [{"discard": c} for c in self.hands[self.candidate] if c not in NOT_IN_RESERVE]
-        if phase == "call":
-            return [{"call": s} for s in SUITS]
-        return []
+        elif phase == "discard":
+            out += [{"discard": c} for c in self.hands[self.candidate] if c not in NOT_IN_RESERVE]
+        elif phase == "call":
+            out += [{"call": s} for s in SUITS]
+        return out
 
     def _playable_cards(self) -> list[str]:
         """The playable cards of the seat to act, computed once per decision."""
@@ -315,9 +317,14 @@ class MayorState(GameState):
     # -- applying ------------------------------------------------------------------------------
 
     def apply(self, action: Action) -> None:
-        if self.current is None or not self._is_legal(action):
-            raise RulesError(f"mayor: {action!r} is not legal for seat {self.current} in phase {self.phase}")
-        self._playable_now = None
+        # an action picked from the last legal list as it is (the runner's common case) needs no check
+        for legal in self._legal or ():
+            if legal is action:
+                break
+        else:
+            if self.current is None or not self._is_legal(action):
+                raise RulesError(f"mayor: {action!r} is not legal for seat {self.current} in phase {self.phase}")
+        self._playable_now = self._legal = None
         phase = self.phase
         if phase == "play":
             seat = self.current
