@@ -58,6 +58,8 @@ _SPECIALS_FROM = min(ORDER[c] for c in SPECIAL_SET)
 PILE_NAMES = ("candidate", "opposition")
 NON_SPECIAL = tuple(c for c in DECK if c not in SPECIAL_SET)
 PASS: Action = {"pass": True}
+#: the seats after each seat, clockwise (the last one is the seat itself)
+_AFTER = tuple(tuple((s + i) % PLAYERS for i in range(1, PLAYERS + 1)) for s in range(PLAYERS))
 
 
 class MayorState(GameState):
@@ -417,9 +419,9 @@ class MayorState(GameState):
         self.current = self._next_seat()
 
     def _next_seat(self) -> int:
-        for i in range(1, PLAYERS + 1):
-            s = (self.cursor + i) % PLAYERS
-            if not self.played[s]:
+        played = self.played
+        for s in _AFTER[self.cursor]:
+            if not played[s]:
                 return s
         raise RulesError("mayor: no seat left to play in the trick")
 
