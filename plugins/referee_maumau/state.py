@@ -392,7 +392,7 @@ class MauMauState(GameState):
             return False
         card = self._give(seat, 1, "draw")[0]  # MM-5
         self.stalled = 0
-        if self.playable(card):
+        if card in _MATCH[self.suit + self.discard[-1][0]]:  # MM-3, as playable() (no 7 is pending)
             self.phase = DRAWN
             self.drawn = card
         else:
@@ -430,9 +430,12 @@ class MauMauState(GameState):
             got.append(card)
             insort(hand, card, key=_ORDER_KEY)
         self.counts[seat] = len(hand)
-        self._out.append(Event("drew", {"seat": seat, "count": len(got), "cards": got, "why": why}, (seat,)))
-        if self.others[seat]:
-            self._out.append(Event("drew", {"seat": seat, "count": len(got), "why": why}, self.others[seat]))
+        drawn = len(got)
+        out = self._out
+        out.append(Event("drew", {"seat": seat, "count": drawn, "cards": got, "why": why}, (seat,)))
+        others = self.others[seat]
+        if others:
+            out.append(Event("drew", {"seat": seat, "count": drawn, "why": why}, others))
         return got
 
     def _reshuffle(self) -> None:
