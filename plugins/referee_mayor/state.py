@@ -25,14 +25,11 @@ from referee.game import Action, Event, GameState, Outcome, Output, Record, chec
 
 from referee_mayor.cards import (
     BUILDING,
-    BUILDINGS,
     CASINO,
     CRANE,
     DECK,
     NOT_IN_RESERVE,
-    ORDER,
     RANK,
-    RANKS,
     SPECIAL_SET,
     STOPPERS,
     SUIT,
@@ -48,16 +45,18 @@ from referee_mayor.deal import HAND, PLAYERS, RESERVE, deal_cards
 from referee_mayor.scoring import ADVANCED, BASIC, deal_points, number, score_deal
 
 CANDIDATE_TEAM, OPPOSITION = 0, 1
-_position = ORDER.__getitem__
-#: [first, past-the-last) canonical positions of each suit's cards and of the Buildings
-_BLOCK = {s: (ORDER[s + RANKS[0]], ORDER[s + RANKS[-1]] + 1) for s in SUITS} | {
-    BUILDING: (ORDER[BUILDINGS[0]], ORDER[BUILDINGS[-1]] + 1)}
-#: the canonical position of Building n (1..19); 20: past the last one
-_BUILDING_POSITION = {n: ORDER[f"T{n}"] for n in range(1, 20)} | {20: ORDER[BUILDINGS[-1]] + 1}
-_SPECIALS_FROM = min(ORDER[c] for c in SPECIAL_SET)
 PILE_NAMES = ("candidate", "opposition")
 NON_SPECIAL = tuple(c for c in DECK if c not in SPECIAL_SET)
 PASS: Action = {"pass": True}
+
+
+def _split(hand: list[str]) -> dict[str, list[str]]:
+    """The cards of a hand by suit ("R".."G", "T" for Buildings, "" for Specials), in hand order."""
+    by_suit: dict[str, list[str]] = {s: [] for s in SUITS + BUILDING}
+    by_suit[""] = []
+    for card in hand:
+        by_suit[SUIT[card]].append(card)
+    return by_suit
 #: the seats after each seat, clockwise (the last one is the seat itself)
 _AFTER = tuple(tuple((s + i) % PLAYERS for i in range(1, PLAYERS + 1)) for s in range(PLAYERS))
 
@@ -71,7 +70,7 @@ class MayorState(GameState):
                  "_playable_now", "_legal", "phase", "hands", "reserve", "reserve_zone", "discards",
                  "candidate", "called", "mayor", "ally", "team", "revealed", "piles", "pile_votes", "trick_no",
                  "leader", "current", "cursor", "trick_cards", "trick_seats", "played", "led", "top_building",
-                 "stopped", "thief", "offers", "played_cards", "played_seats", "winners", "casino", "swap",
+                 "stopped", "thief", "offers", "played_cards", "played_seats", "winners", "casino", "swap", "by_suit",
                  "_hidden_effects", "_basic_casino_hit", "known", "_observation")
 
     def __init__(self, mode: str, deals: int, rng: random.Random, *, start: bool = True) -> None:
@@ -94,7 +93,8 @@ class MayorState(GameState):
 
     def _clear_deal(self) -> None:
         self.phase = "call"
-        self.hands: list[list[str]] = [[] for _ in range(PLAYERS)]
+        self.hands: list[list[str]] = [[] for _ in range(PLAYERS)]  # in canonical order (see _hold)
+        self.by_suit: list[dict[str, list[str]]] = [_split({}) for _ in range(PLAYERS)]  # each hand by suit
         self.reserve: list[str] = []  # as dealt; seen by the candidate only (M-3)
         self.reserve_zone: list[str] = []  # cards still lying in the reserve (call phase)
         self.discards: list[str] = []
@@ -121,6 +121,17 @@ class MayorState(GameState):
         self.known: list[set[str]] = [{TOWN_HALL} for _ in range(PLAYERS)]  # codes whose place a seat knows
         self._observation = self._observation_template()
 
+    def _hold(self, seat: int, cards: list[str]) -> None:
+        """Give `seat` exactly `cards` as its hand: sorted into canonical deck order, and split by suit."""
+        hand = sort_cards(cards)
+        self.hands[seat] = hand
+        self.by_suit[seat] = _split(hand)
+
+    def _take(self, seat: int, card: str) -> None:
+        """Remove `card` from the seat's hand."""
+        self.hands[seat].remove(card)
+        self.by_suit[seat][SUIT[card]].remove(card)
+
     def _new_trick(self, leader: int) -> None:
         self.leader = leader
         self.cursor = (leader - 1) % PLAYERS  # the last seat to play in turn; the next is after it
@@ -135,7 +146,8 @@ class MayorState(GameState):
     def _start_deal(self) -> None:
         self._clear_deal()
         dealt, reserve = deal_cards(self.rng, self.dealer) if self.script is None else self._scripted_deal()
-        self.hands = [sort_cards(h) for h in dealt]
+        for seat in range(PLAYERS):
+            self._hold(seat, dealt[seat])
         self.reserve = list(reserve)
         self.reserve_zone = list(reserve)
         self.candidate = next(s for s in range(PLAYERS) if TOWN_HALL in self.hands[s])  # M-2
@@ -187,7 +199,8 @@ class MayorState(GameState):
         discards as given; every other card lies at the bottom of the `rest` team's pile."""
         state = cls(mode, 1, random.Random(0), start=False)
         state.phase = "play"
-        state.hands = [sort_cards(list(h)) for h in hands]
+        for seat, hand in enumerate(hands):
+            state._hold(seat, list(hand))
         state.candidate = candidate
         state.called = called
         state.mayor = called + "M"
@@ -227,7 +240,7 @@ class MayorState(GameState):
         phase = self.phase
         if phase == "play":
             seat = self.current
-            cards = self._playable_now = self._playable(self.hands[seat])
+            cards = self._playable_now = self._playable(seat)
             for card in cards:
                 if card == CASINO:
                     out += [{"play": CASINO, "name": n} for n in self._casino_names(seat)]
@@ -246,34 +259,27 @@ class MayorState(GameState):
         """The playable cards of the seat to act, computed once per decision."""
         cards = self._playable_now
         if cards is None:
-            cards = self._playable_now = self._playable(self.hands[self.current])
+            cards = self._playable_now = self._playable(self.current)
         return cards
 
-    def _playable(self, hand: list[str]) -> list[str]:
-        """M-5, M-6: the cards of `hand` that may go to the trick now (Specials always may).
-
-        Hands are kept in canonical deck order, so each suit, the Buildings (by number) and the
-        Specials are contiguous runs of the hand, found by bisection."""
+    def _playable(self, seat: int) -> list[str]:
+        """M-5, M-6: the cards of the seat's hand that may go to the trick now (Specials always
+        may), as a new list in hand order."""
         led = self.led
         if led is None:
-            return hand[:]
-        specials = hand[bisect_left(hand, _SPECIALS_FROM, key=_position):]
+            return self.hands[seat].copy()
+        by_suit = self.by_suit[seat]
         if led != BUILDING:
-            lo, hi = _BLOCK[led]
-            start = bisect_left(hand, lo, key=_position)
-            follow = hand[start:bisect_left(hand, hi, start, key=_position)]
+            follow = by_suit[led]
             if follow:
-                follow += specials
-                return follow
-        lo, hi = _BLOCK[BUILDING]
-        start = bisect_left(hand, lo, key=_position)
-        end = bisect_left(hand, hi, start, key=_position)
-        if start == end:  # no Building: anything goes
-            return hand[:]
+                return follow + by_suit[""]
+        buildings = by_suit[BUILDING]
+        if not buildings:  # no Building: anything goes
+            return self.hands[seat].copy()
         top = self.top_building
-        if RANK[hand[end - 1]] > top:  # beat the highest Building when one can
-            start = bisect_left(hand, _BUILDING_POSITION[top + 1], start, end, key=_position)
-        return hand[start:end] + specials
+        if RANK[buildings[-1]] > top:  # beat the highest Building when one can
+            buildings = buildings[bisect_left(buildings, top + 1, key=RANK.__getitem__):]
+        return buildings + by_suit[""]
 
     def _casino_names(self, seat: int) -> list[str]:
         """M-11a: basic, every code but the player's hand and CASINO; advanced, every
@@ -365,7 +371,7 @@ class MayorState(GameState):
         self._emit("called", {"seat": c, "suit": suit})
         if self.ally is not None:
             self._emit("role", {"role": "ally", "candidate": c, "suit": suit}, (self.ally,))
-        self.hands[c] = sort_cards(self.hands[c] + self.reserve_zone)
+        self._hold(c, self.hands[c] + self.reserve_zone)
         self.reserve_zone = []
         self._emit("reserve", {"seat": c, "cards": list(self.reserve)}, (c,))
         self._emit("reserve_taken", {"seat": c}, tuple(s for s in range(PLAYERS) if s != c))
@@ -373,7 +379,7 @@ class MayorState(GameState):
 
     def _discard(self, card: str) -> None:
         c = self.candidate
-        self.hands[c].remove(card)
+        self._take(c, card)
         self.discards.append(card)
         self._emit("discarded", {"seat": c, "card": card}, (c,))
         self._emit("discarded", {"seat": c}, tuple(s for s in range(PLAYERS) if s != c))
@@ -384,11 +390,12 @@ class MayorState(GameState):
 
     def _play(self, seat: int, card: str, name: str | None, counter: bool) -> None:
         """One card to the trick: its effects (M-5, M-10, M-11), the reveal (M-9), then who acts."""
-        self.hands[seat].remove(card)
+        suit = SUIT[card]
+        self.hands[seat].remove(card)  # as _take
+        self.by_suit[seat][suit].remove(card)
         self.trick_cards.append(card)
         self.trick_seats.append(seat)
         self.played[seat] = True
-        suit = SUIT[card]
         if suit:
             if self.led is None:
                 self.led = suit  # M-5: the first non-Special card sets the suit led
@@ -505,10 +512,10 @@ class MayorState(GameState):
         if holder is None:
             return
         gave = weakest(own)  # picked before the swap
-        self.hands[seat].remove(gave)
-        self.hands[holder].remove(name)
-        self.hands[seat] = sort_cards(self.hands[seat] + [name])
-        self.hands[holder] = sort_cards(self.hands[holder] + [gave])
+        self._take(seat, gave)
+        self._take(holder, name)
+        self._hold(seat, self.hands[seat] + [name])
+        self._hold(holder, self.hands[holder] + [gave])
         self.swap = (seat, holder, name, gave)
         for s in range(PLAYERS):
             self.known[s].add(name)  # public: the name hit, so the player holds it now
