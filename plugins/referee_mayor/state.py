@@ -57,6 +57,12 @@ def _split(hand: list[str]) -> dict[str, list[str]]:
     for card in hand:
         by_suit[SUIT[card]].append(card)
     return by_suit
+#: M-7, by the suit led: how strongly each card bids for the trick (a Building beats any card of
+#: the suit led; higher numbers and ranks first; -1: it cannot win)
+_TRICK_STRENGTH = {
+    led: {c: 100 + RANK[c] if SUIT[c] == BUILDING else RANK[c] if SUIT[c] == led else -1 for c in DECK}
+    for led in SUITS + BUILDING
+}
 #: the seats after each seat, clockwise (the last one is the seat itself)
 _AFTER = tuple(tuple((s + i) % PLAYERS for i in range(1, PLAYERS + 1)) for s in range(PLAYERS))
 
@@ -526,48 +532,43 @@ class MayorState(GameState):
 
     def _winner(self) -> int:
         """M-7: the highest Building, else the highest card of the suit led."""
-        led = self.led
-        best, best_key = -1, -1
-        for seat, card in zip(self.trick_seats, self.trick_cards):
-            suit = SUIT[card]
-            if suit == BUILDING:
-                key = 100 + RANK[card]
-            elif suit == led:
-                key = RANK[card]
-            else:
-                continue
-            if key > best_key:
-                best, best_key = seat, key
-        return best
+        cards = self.trick_cards
+        return self.trick_seats[cards.index(max(cards, key=_TRICK_STRENGTH[self.led].__getitem__))]
 
     def _finish_trick(self) -> None:
         """M-8, M-10, M-11: the trick's cards go to the piles; the winner leads next."""
-        trick, team, piles = list(zip(self.trick_seats, self.trick_cards)), self.team, self.piles
-        sizes = (len(piles[0]), len(piles[1]))
+        cards, team, piles = self.trick_cards, self.team, self.piles
         winner = self._winner()
         thief = self.thief
         success = thief is not None and not self.stopped
         stolen = None
-        if success and not self.advanced:
-            piles[team[thief]].extend(c for _, c in trick)  # M-10: the whole trick
+        if SPECIAL_SET.isdisjoint(cards):  # M-8: no Special (so no Thief), the winner's team takes all
+            piles[team[winner]].extend(cards)
+            if self.advanced:  # M-14: the votes its pile just got
+                self.pile_votes[team[winner]] += votes(cards)
         else:
-            normal = [c for _, c in trick if c not in SPECIAL_SET]
-            if success and team[thief] != team[winner]:
-                stolen = strongest(normal)  # M-11: the most votes, ties by C-4
-                normal.remove(stolen)
-            piles[team[winner]].extend(normal)
-            if stolen is not None:
-                piles[team[thief]].append(stolen)
-            for seat, card in trick:
-                if card in SPECIAL_SET:
-                    own = card == THIEF and success  # M-8: a successful Thief stays home
-                    piles[team[seat] if own else 1 - team[seat]].append(card)
-        if self.advanced:  # M-14: add the votes of the cards each pile just got
-            pile_votes = self.pile_votes
-            pile_votes[0] += votes(piles[0][sizes[0]:])
-            pile_votes[1] += votes(piles[1][sizes[1]:])
+            trick = list(zip(self.trick_seats, cards))
+            sizes = (len(piles[0]), len(piles[1]))
+            if success and not self.advanced:
+                piles[team[thief]].extend(cards)  # M-10: the whole trick
+            else:
+                normal = [c for c in cards if c not in SPECIAL_SET]
+                if success and team[thief] != team[winner]:
+                    stolen = strongest(normal)  # M-11: the most votes, ties by C-4
+                    normal.remove(stolen)
+                piles[team[winner]].extend(normal)
+                if stolen is not None:
+                    piles[team[thief]].append(stolen)
+                for seat, card in trick:
+                    if card in SPECIAL_SET:
+                        own = card == THIEF and success  # M-8: a successful Thief stays home
+                        piles[team[seat] if own else 1 - team[seat]].append(card)
+            if self.advanced:  # M-14: add the votes of the cards each pile just got
+                pile_votes = self.pile_votes
+                pile_votes[0] += votes(piles[0][sizes[0]:])
+                pile_votes[1] += votes(piles[1][sizes[1]:])
         data: dict[str, Any] = {"trick": self.trick_no, "leader": self.leader, "winner": winner,
-                                "cards": list(self.trick_cards), "seats": list(self.trick_seats)}
+                                "cards": cards.copy(), "seats": self.trick_seats.copy()}
         if self.revealed:
             data["pile"] = PILE_NAMES[team[winner]]
             if thief is not None:
@@ -575,7 +576,7 @@ class MayorState(GameState):
                 if stolen is not None:
                     data["thief"]["stolen"] = stolen
         self._out.append(Event("trick", data))
-        self.played_cards.extend(self.trick_cards)
+        self.played_cards.extend(cards)
         self.played_seats.extend(self.trick_seats)
         self.winners.append(winner)
         self.trick_no += 1
