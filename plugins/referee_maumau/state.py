@@ -41,9 +41,9 @@ class MauMauState(GameState):
     # Slots: past 30 attributes CPython 3.11 gives each instance a plain dict, and every attribute
     # access on the hot path would pay a dict lookup. (`script` stays a class attribute.)
     __slots__ = ("n", "rng", "hand_size", "ace", "seven_chain", "sevens", "voluntary_draw", "announcements",
-                 "target", "max_decisions", "max_tiebreaks", "cards", "deal", "dealer", "hands", "counts", "stock",
-                 "discard", "suit", "penalty", "chain", "turn", "phase", "drawn", "decisions", "stalled",
-                 "totals", "tiebreaks", "winner", "others", "active", "next_seat", "_out", "_legal",
+                 "target", "max_decisions", "max_tiebreaks", "cards", "deal", "dealer", "hands", "counts",
+                 "stock", "discard", "suit", "penalty", "chain", "turn", "phase", "drawn", "decisions",
+                 "stalled", "totals", "tiebreaks", "winner", "others", "active", "next_seat", "_out", "_legal",
                  "_resolved", "_move_start", "_observation")
 
     def __init__(self, config: dict[str, Any], players: int, rng: random.Random, *, deal: bool = True) -> None:

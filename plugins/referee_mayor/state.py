@@ -48,15 +48,6 @@ CANDIDATE_TEAM, OPPOSITION = 0, 1
 PILE_NAMES = ("candidate", "opposition")
 NON_SPECIAL = tuple(c for c in DECK if c not in SPECIAL_SET)
 PASS: Action = {"pass": True}
-
-
-def _split(hand: list[str]) -> dict[str, list[str]]:
-    """The cards of a hand by suit ("R".."G", "T" for Buildings, "" for Specials), in hand order."""
-    by_suit: dict[str, list[str]] = {s: [] for s in SUITS + BUILDING}
-    by_suit[""] = []
-    for card in hand:
-        by_suit[SUIT[card]].append(card)
-    return by_suit
 #: M-7, by the suit led: how strongly each card bids for the trick (a Building beats any card of
 #: the suit led; higher numbers and ranks first; -1: it cannot win)
 _TRICK_STRENGTH = {
@@ -67,16 +58,25 @@ _TRICK_STRENGTH = {
 _AFTER = tuple(tuple((s + i) % PLAYERS for i in range(1, PLAYERS + 1)) for s in range(PLAYERS))
 
 
+def _split(hand: list[str]) -> dict[str, list[str]]:
+    """The cards of a hand by suit ("R".."G", "T" for Buildings, "" for Specials), in hand order."""
+    by_suit: dict[str, list[str]] = {s: [] for s in SUITS + BUILDING}
+    by_suit[""] = []
+    for card in hand:
+        by_suit[SUIT[card]].append(card)
+    return by_suit
+
+
 class MayorState(GameState):
     """A whole Mayor match: `deals` deals of 4 seats, dealt from the PRNG it was given (C-2)."""
 
     # Slots: past 30 attributes CPython 3.11 gives each instance a plain dict, and every attribute
     # access on the hot path would pay a dict lookup. (`script` stays a class attribute.)
     __slots__ = ("mode", "advanced", "deals", "rng", "deal", "dealer", "totals", "scores", "_out",
-                 "_playable_now", "_legal", "phase", "hands", "reserve", "reserve_zone", "discards",
+                 "_playable_now", "_legal", "phase", "hands", "by_suit", "reserve", "reserve_zone", "discards",
                  "candidate", "called", "mayor", "ally", "team", "revealed", "piles", "pile_votes", "trick_no",
                  "leader", "current", "cursor", "trick_cards", "trick_seats", "played", "led", "top_building",
-                 "stopped", "thief", "offers", "played_cards", "played_seats", "winners", "casino", "swap", "by_suit",
+                 "stopped", "thief", "offers", "played_cards", "played_seats", "winners", "casino", "swap",
                  "_hidden_effects", "_basic_casino_hit", "known", "_observation")
 
     def __init__(self, mode: str, deals: int, rng: random.Random, *, start: bool = True) -> None:
@@ -100,7 +100,7 @@ class MayorState(GameState):
     def _clear_deal(self) -> None:
         self.phase = "call"
         self.hands: list[list[str]] = [[] for _ in range(PLAYERS)]  # in canonical order (see _hold)
-        self.by_suit: list[dict[str, list[str]]] = [_split({}) for _ in range(PLAYERS)]  # each hand by suit
+        self.by_suit: list[dict[str, list[str]]] = [_split([]) for _ in range(PLAYERS)]  # each hand by suit
         self.reserve: list[str] = []  # as dealt; seen by the candidate only (M-3)
         self.reserve_zone: list[str] = []  # cards still lying in the reserve (call phase)
         self.discards: list[str] = []
