@@ -37,7 +37,7 @@ def tournament(quick: bool) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a rough look in about a minute)")
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a rough look in about 35 s)")
     parser.add_argument("--only", default=",".join(PARTS), help=f"comma-separated parts (default: {','.join(PARTS)})")
     args = parser.parse_args(argv)
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
