@@ -24,6 +24,8 @@ from referee.plugins import load_registry
 from referee.standings import read_journal
 from referee.tournament_config import load_tournament
 
+from procs import running
+
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = load_registry()
 HAVE_DASK = importlib.util.find_spec("distributed") is not None
@@ -240,24 +242,6 @@ time.sleep(120)
 MARKER = "dask_clinger_marker_bot.py"
 
 
-def _running(marker: str) -> dict[int, int]:
-    """{pid: parent pid} of live processes whose command line mentions `marker` (zombies excluded)."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read()
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if marker.encode() in cmdline and fields[0] != "Z":
-            found[int(entry)] = int(fields[1])
-    return found
-
-
 def _pgid(pid: int) -> int | None:
     try:
         return os.getpgid(pid)
@@ -282,7 +266,7 @@ def test_a_worker_killed_mid_match_its_match_runs_elsewhere_once_and_its_bots_di
             # wait for a finished match first, so the kill lands mid-tournament and mid-match
             if not (journal.exists() and journal.read_text().count('"type":"match"') >= 1):
                 return None
-            return [pid for pid, parent in _running(MARKER).items() if _pgid(parent) == victim.pid]
+            return [pid for pid, parent in running(MARKER).items() if _pgid(parent) == victim.pid]
 
         doomed = _wait_for(bots_on_victim, 40, "a match with our bot on worker wa", step=0.02)
         os.killpg(victim.pid, signal.SIGKILL)  # the nanny and its worker process: no cleanup runs
@@ -298,10 +282,10 @@ def test_a_worker_killed_mid_match_its_match_runs_elsewhere_once_and_its_bots_di
         time.sleep(0.3)
         mid_match = [pid for pid in doomed if not (tmp_path / "bots" / "ended" / str(pid)).exists()]
         assert mid_match, "the kill must land mid-match"
-        assert not set(mid_match) & set(_running(MARKER)), "a bot of the killed worker survived it"
-        assert _running(MARKER) == {}, "no bot outlives the tournament"
+        assert not set(mid_match) & set(running(MARKER)), "a bot of the killed worker survived it"
+        assert running(MARKER) == {}, "no bot outlives the tournament"
     finally:
-        for pid in _running(MARKER):  # only after a failure: do not leave our bots behind
+        for pid in running(MARKER):  # only after a failure: do not leave our bots behind
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:

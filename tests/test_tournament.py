@@ -18,6 +18,8 @@ from referee.plugins import load_registry
 from referee.standings import read_journal
 from referee.tournament_config import load_tournament
 
+from procs import running
+
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = load_registry()
 
@@ -198,24 +200,6 @@ def test_missing_tournament_file_is_a_usage_error(tmp_path):
     assert proc.returncode == 2 and "does not exist" in proc.stderr
 
 
-def _running(marker: str) -> list[int]:
-    """Pids of live processes whose command line mentions `marker` (zombies excluded)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read()
-            with open(f"/proc/{entry}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmdline and state != "Z":
-            pids.append(int(entry))
-    return pids
-
-
 def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):
     bot = tmp_path / "ctrl_c_marker_bot.py"
     bot.write_text((ROOT / "bots" / "python" / "random_bot.py").read_text())
@@ -252,7 +236,7 @@ config = {{ target = 300 }}
     assert proc.returncode == 130, err
     assert "--resume" in err or "interrupted" in err
     time.sleep(0.5)
-    assert _running(bot.name) == [], "a bot survived Ctrl-C"
+    assert running(bot.name) == {}, "a bot survived Ctrl-C"
     lines = journal.read_text().splitlines()
     assert all(json.loads(line) for line in lines), "the journal stays valid"
     _, before = read_journal(journal)
@@ -306,15 +290,15 @@ players = 2
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not _running(bot.name):
+    while time.monotonic() < deadline and not running(bot.name):
         time.sleep(0.005)
-    assert _running(bot.name), "the bot never started"
+    assert running(bot.name), "the bot never started"
     os.killpg(proc.pid, signal.SIGKILL)  # driver and workers, no cleanup anywhere
     proc.wait()
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _running(bot.name):
+    while time.monotonic() < deadline and running(bot.name):
         time.sleep(0.05)
-    leftover = _running(bot.name)
+    leftover = list(running(bot.name))
     for pid in leftover:
         os.kill(pid, signal.SIGKILL)
     assert leftover == [], "a bot outlived its killed worker"
