@@ -54,9 +54,10 @@ class GameEntry:
     entrants: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MatchSpec:
-    """One match to play: its place in the schedule, game, config, seed and seated entrants."""
+    """One match to play: its place in the schedule, game, config, seed and seated entrants.
+    (Slotted: a tournament holds its whole schedule, so each spec is kept small.)"""
 
     index: int
     key: str
@@ -91,10 +92,10 @@ class TournamentConfig:
         for g_index, entry in enumerate(self.games):
             seeds = [derive_seed(self.seed, entry.game, g_index, i) for i in range(entry.seeds)]
             for t_index, table in enumerate(tables(entry)):
+                # one tuple per rotation, shared by every seed's match
+                rotations = [table[r:] + table[:r] for r in range(len(table) if entry.duplicate else 1)]
                 for s_index, seed in enumerate(seeds):
-                    rotations = range(len(table)) if entry.duplicate else range(1)
-                    for r in rotations:
-                        seats = table[r:] + table[:r]
+                    for r, seats in enumerate(rotations):
                         key = f"{entry.game}.g{g_index}.t{t_index}.s{s_index}.r{r}"
                         specs.append(MatchSpec(len(specs), key, entry.game, entry.config, seed, seats))
         return specs

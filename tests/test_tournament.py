@@ -97,6 +97,21 @@ focus = "maumau-greedy"
     assert all("maumau-greedy" in m.seats for m in matches)
 
 
+def test_schedule_fingerprint_is_the_digest_of_the_whole_schedule_as_json(tmp_path):
+    # Hashed a match at a time, it must still equal the digest of the schedule as one JSON blob,
+    # as journals written before recorded it: those journals still resume.
+    import hashlib
+    from dataclasses import asdict
+
+    from referee.tournament import fingerprint
+
+    matches = load_tournament(many(tmp_path, seeds=3), REGISTRY).matches()
+    blob = json.dumps([asdict(m) for m in matches], sort_keys=True).encode()
+    assert fingerprint(matches) == hashlib.sha256(blob).hexdigest()[:16]
+    assert fingerprint(matches[:-1]) != fingerprint(matches)
+    assert fingerprint([]) == hashlib.sha256(b"[]").hexdigest()[:16]
+
+
 def test_killed_tournament_resumes_to_identical_standings(tmp_path):
     path = many(tmp_path, seeds=4, concurrency=1, target=300)
     total = len(load_tournament(path, REGISTRY).matches())
