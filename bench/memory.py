@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -98,7 +97,9 @@ def child(matches: int, concurrency: int) -> None:
         path = Path(tmp) / "memory.toml"
         path.write_text(TEMPLATE.format(matches=matches))
         config = load_tournament(path, load_registry(), out=Path(tmp) / "out", concurrency=concurrency)
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        # VmHWM, not getrusage's ru_maxrss: that one keeps the peak of the process this child was
+        # forked from (bench/run.py, bigger than a tournament driver) across the exec.
+        before = _peak_kb(os.getpid())
         sampler = WorkerPeaks()
         sampler.start()
         started = time.perf_counter()
@@ -112,7 +113,7 @@ def child(matches: int, concurrency: int) -> None:
         "matches": len(played),
         "seconds": seconds,
         "driver_before_kb": before,
-        "driver_peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "driver_peak_kb": _peak_kb(os.getpid()),
         "worker_peak_kb": max(sampler.peaks.values(), default=0),  # the largest worker (sampled)
         "workers_seen": len(sampler.peaks),
         "journal_bytes": journal,
