@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import random
 import re
 import subprocess
 import sys
@@ -16,14 +15,13 @@ from rich.console import Console
 
 from referee.config import resolve_config
 from referee.errors import UsageError
-from referee.game import Event
-from referee.players import Player, Reply, StrategyPlayer
 from referee.plugins import load_registry
 from referee.replay_view import build_story, is_card, omniscient, render
 from referee.runner import Limits, Seat, run_match
 from referee.testing import random_playout
 from referee.verify import load_replay, simulate
-from referee_strategies.basic import RandomLegal
+
+from misbehaving import Misbehaving
 
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = load_registry()
@@ -166,7 +164,6 @@ def test_seat_view_of_mayor_hides_the_ally_until_the_reveal(tmp_path):
     for seed in range(1, 30):
         path = play(tmp_path, "mayor", seed)
         replay = load_replay(path)
-        deal = next(r for r in replay.records if r["type"] == "deal")
         end = next(r for r in replay.records if r["type"] == "deal_end")
         if end["ally"] is not None:
             break
@@ -188,35 +185,12 @@ def test_deal_option_shows_one_deal(tmp_path):
         text_of(path, deal=9)
 
 
-class Misbehaving(Player):
-    """Seat 1 answers its third decision with an action no game accepts (an illegal fault)."""
-
-    def __init__(self, game, seat, config):
-        self.inner = StrategyPlayer(RandomLegal(game, seat, config, random.Random(seat)))
-        self.seat, self.asked = seat, 0
-
-    def start(self, hello):
-        return None
-
-    def event(self, event):
-        pass
-
-    def act(self, id, obs, legal, time_ms):
-        self.asked += 1
-        if self.seat == 1 and self.asked == 3:
-            return Reply(action={"cheat": True})
-        return self.inner.act(id, obs, legal, time_ms)
-
-    def end(self, result):
-        pass
-
-
 def test_faults_are_highlighted(tmp_path):
     g = REGISTRY.game("maumau")
     config = resolve_config(g, {}, 3)
     path = tmp_path / "faulty.jsonl"
     run_match(g, config, 5, [Seat(f"p{i}", "strategy", "x") for i in range(3)],
-              [Misbehaving("maumau", i, config) for i in range(3)], Limits(), replay=path)
+              [Misbehaving("maumau", i, config, bad=3 if i == 1 else 0) for i in range(3)], Limits(), replay=path)
     text = text_of(path)
     assert "FAULT illegal: the action is not among the legal actions" in text
     assert '(sent \'{"cheat": true}\')' in text

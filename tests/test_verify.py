@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import gzip
 import json
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -18,12 +17,12 @@ from referee.cli_replay import TournamentVerifier
 from referee.config import resolve_config
 from referee.errors import UsageError
 from referee.game import Game
-from referee.players import Fault, Player, Reply, StrategyPlayer
 from referee.plugins import load_registry
 from referee.runner import Limits, Seat, run_match
 from referee.testing import random_playout
 from referee.verify import CannotVerify, load_replay, verify_file, verify_replay
-from referee_strategies.basic import RandomLegal
+
+from misbehaving import Misbehaving
 
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = load_registry()
@@ -268,29 +267,6 @@ def test_a_truncated_replay_and_extra_records_are_caught(tmp_path):
 
 
 # -- faults and disqualifications ------------------------------------------------------------------
-
-
-class Misbehaving(Player):
-    """Answers its `bad`-th decision with an action no game accepts; otherwise plays randomly."""
-
-    def __init__(self, game: str, seat: int, config: dict, bad: int) -> None:
-        self.inner = StrategyPlayer(RandomLegal(game, seat, config, random.Random(seat)))
-        self.bad, self.asked = bad, 0
-
-    def start(self, hello):
-        return None
-
-    def event(self, event):
-        pass
-
-    def act(self, id, obs, legal, time_ms):
-        self.asked += 1
-        if self.asked == self.bad:
-            return Reply(action={"cheat": True})
-        return self.inner.act(id, obs, legal, time_ms)
-
-    def end(self, result):
-        pass
 
 
 def faulty_match(tmp_path: Path, game: str = "maumau", max_faults: int = 1, fallback: str = "first") -> Path:
