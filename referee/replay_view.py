@@ -373,7 +373,7 @@ def _hands_table(hands: list[list[str] | None], names: Names, title: str = "hand
 
 def _deal_intro(record: dict[str, Any], hands: list[list[str]] | None, names: Names) -> list[Any]:
     intro: list[Any] = []
-    info = Text(f"dealer: ", style="dim")
+    info = Text("dealer: ", style="dim")
     info.append(names(record.get("dealer")))
     intro.append(info)
     intro.append(_hands_table(hands if hands is not None else record.get("hands") or [], names))

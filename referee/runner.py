@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from referee import PROTOCOL_VERSION, __version__
-from referee.game import Event, Game, GameState, Record
+from referee.game import Game, GameState, Record
 from referee.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
 from referee.players import Fault, Hello, Player, Reply, StrategyPlayer
 from referee.ranking import competition_ranks

@@ -5,9 +5,7 @@ Card codes are RULINGS.md C-3: rank `2 3 4 5 6 7 8 9 T J Q K A` + suit `C D H S`
 
 from __future__ import annotations
 
-import random
-
-from referee.chance import shuffle  # re-exported for the rules: the stdlib draws, inlined (C-2)
+from referee.chance import shuffle  # noqa: F401 - re-exported for the rules: the stdlib draws, inlined (C-2)
 
 SUITS: tuple[str, ...] = ("C", "D", "H", "S")
 STANDARD_RANKS = "23456789TJQKA"

@@ -132,7 +132,6 @@ class MayorGreedy(Strategy):
         return False if seat == cand else None
 
     def _play(self, obs, legal):
-        me = obs["seat"]
         advanced = obs["mode"] == "advanced"
         led = obs["led"]
         trick, seats = obs["trick_cards"], obs["trick_seats"]
