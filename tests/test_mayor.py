@@ -422,6 +422,23 @@ def test_M_10_basic_thief_takes_other_specials_too():
     assert state.piles[0][-4:] == ["R5", "CASINO", "THIEF", "R9"]
 
 
+@pytest.mark.parametrize("mode,pile", [("basic", "candidate"), ("advanced", "opposition")])
+def test_M_10_M_11_the_trick_event_names_the_pile_that_got_the_trick(mode, pile):
+    # After the reveal: the candidate's Thief succeeds and the opposition's R9 wins the trick. In
+    # basic the whole trick goes to the Thief's pile (M-10); in advanced the winner's pile gets it,
+    # less the card the Thief diverts (M-11).
+    state = pos([["THIEF", "R1"], ["R5", "Y1"], ["R6", "Y2"], ["R9", "Y3"]], mode=mode, ally=2, revealed=True,
+                piles=(["GM"], []))
+    play(state, "THIEF", "R5", "R6", "R9")
+    (trick,) = [e.data for e in events(state, "trick")]
+    assert trick["winner"] == 3 and trick["thief"]["success"] is True
+    assert trick["pile"] == pile
+    if mode == "basic":
+        assert state.piles[0] == ["GM", "THIEF", "R5", "R6", "R9"]
+    else:  # R9 diverted (the most votes, ties by C-4), the Thief stays home
+        assert state.piles[0] == ["GM", "R9", "THIEF"] and state.piles[1][-2:] == ["R5", "R6"]
+
+
 @pytest.mark.parametrize("mode", ["basic", "advanced"])
 def test_M_12_policeman_before_the_thief_stops_it(mode):
     state = pos([["R5", "Y1"], ["RP", "Y2"], ["THIEF", "GM"], ["R9", "Y3"]], mode=mode, piles=([], []))

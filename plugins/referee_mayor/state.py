@@ -570,7 +570,8 @@ class MayorState(GameState):
         data: dict[str, Any] = {"trick": self.trick_no, "leader": self.leader, "winner": winner,
                                 "cards": cards.copy(), "seats": self.trick_seats.copy()}
         if self.revealed:
-            data["pile"] = PILE_NAMES[team[winner]]
+            # the pile that got the trick: the Thief's, when a basic Thief takes it all (M-10)
+            data["pile"] = PILE_NAMES[team[thief] if success and not self.advanced else team[winner]]
             if thief is not None:
                 data["thief"] = {"seat": thief, "success": success}
                 if stolen is not None:
