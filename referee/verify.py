@@ -16,6 +16,7 @@ and what one seat saw (the game's own events and `observe`).
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import random
@@ -339,6 +340,13 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
             raise mismatch(f"seat {seat} moved, but it is seat {to_act}'s turn", deal, number, line)
         legal = state.legal_actions()
         chosen = next((a for a in legal if same(a, action)), None)
+        if chosen is None:
+            # A game may accept an action outside its legal list, as the runner asks it to
+            # (`resolve`): e.g. a Mau Mau play without its due announcement, penalised (MM-7).
+            # The move then records what resolve made of the bot's action; it must stand for itself.
+            resolved = state.resolve(copy.deepcopy(action)) if isinstance(action, dict) else None
+            if resolved is not None and same(resolved, action):
+                chosen = resolved
         if chosen is None:
             shown = ", ".join(_short(a, 60) for a in legal[:12]) + (", ..." if len(legal) > 12 else "")
             raise mismatch(f"seat {seat} played {_short(action)}, which is not legal (legal: {shown})",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -17,10 +18,12 @@ from referee.cli_replay import TournamentVerifier
 from referee.config import resolve_config
 from referee.errors import UsageError
 from referee.game import Game
+from referee.players import Player, Reply, StrategyPlayer
 from referee.plugins import load_registry
 from referee.runner import Limits, Seat, run_match
 from referee.testing import random_playout
 from referee.verify import CannotVerify, load_replay, verify_file, verify_replay
+from referee_strategies.basic import RandomLegal
 
 from misbehaving import Misbehaving
 
@@ -319,6 +322,48 @@ def test_a_tampered_fallback_or_fault_count_is_caught(tmp_path):
         bad[later]["action"] = legal[1]
         d = verify_file(write(tmp_path / "fallback.jsonl", bad), REGISTRY).discrepancy
         assert d.line == later + 1 and "fallback policy (first)" in d.message
+
+
+class Forgetful(Player):
+    """Plays randomly, but drops every due Mau Mau announcement: the referee accepts the bare
+    play and penalises it (MM-7), with no fault."""
+
+    def __init__(self, seat: int, config: dict) -> None:
+        self.inner = StrategyPlayer(RandomLegal("maumau", seat, config, random.Random(seat)))
+
+    def start(self, hello):
+        return None
+
+    def event(self, event):
+        pass
+
+    def act(self, id, obs, legal, time_ms):
+        reply = self.inner.act(id, obs, legal, time_ms)
+        action = legal[reply.index] if reply.index is not None else reply.action
+        return Reply(action={k: v for k, v in action.items() if k != "say"})
+
+    def end(self, result):
+        pass
+
+
+def test_a_play_without_its_due_announcement_is_accepted_and_verifies_MM_7(tmp_path):
+    g = REGISTRY.game("maumau")
+    config = resolve_config(g, {}, 3)
+    path = tmp_path / "forgetful.jsonl"
+    run_match(g, config, 5, [Seat(f"p{i}", "strategy", "x") for i in range(3)],
+              [Forgetful(i, config) for i in range(3)], Limits(), replay=path)
+    recs = records(path)
+    assert recs[-1]["faults"] == [0, 0, 0]
+    moves = [r for r in recs if r["type"] == "move"]
+    assert not any("say" in r["action"] for r in moves)
+    assert verify_file(path, REGISTRY).ok
+    # the record must be what the game made of the play: the bot's own wrong words are not it
+    k = next(i for i, r in enumerate(recs) if r["type"] == "move" and r["action"].get("play")
+             and sum(1 for m in recs[:i] if m["type"] == "move" and m["seat"] == r["seat"]) > 2)
+    bad = copy.deepcopy(recs)
+    bad[k]["action"]["say"] = "MAU"
+    d = verify_file(write(tmp_path / "said.jsonl", bad), REGISTRY).discrepancy
+    assert d is not None and d.line == k + 1
 
 
 # -- usage errors and games that cannot re-simulate ------------------------------------------------
