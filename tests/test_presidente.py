@@ -120,6 +120,18 @@ def test_P_2_order_3_lowest_2_highest_8_unranked():
     assert [a["play"] for a in on_ace if "play" in a] == [["AS"], ["2C"], ["8D"]]
 
 
+def test_P_2_whole_order_and_its_reverse_in_a_revolution():
+    # one card of every rank: each rank beats the one below it and not the one above (P-2),
+    # the jokers above the 2s (P-10); in a revolution the order is reversed, jokers on top (P-7)
+    hand = ["3D", "4D", "5D", "6D", "7D", "9D", "TD", "JD", "QD", "KD", "AD", "2D", "X1", "8D"]
+    normal = ["3D", "4D", "5D", "6D", "7D", "9D", "TD", "JD", "QD", "KD", "AD", "2D", "X1"]
+    reversed_ = ["2D", "AD", "KD", "QD", "JD", "TD", "9D", "7D", "6D", "5D", "4D", "3D", "X1"]
+    for order, revolution in ((normal, False), (reversed_, True)):
+        for i, top in enumerate(order):
+            legal = [a["play"] for a in plays(hand, top[0], 1, revolution) if "play" in a]
+            assert legal == [[c] for c in order[i:]] + [["8D"]], (revolution, top)
+
+
 def test_P_3_equal_rank_follow():
     state = position([FILLER, ["5S", "4D", "KH"], FILLER, FILLER], 1, [(0, ["5H"])])
     assert legal_plays(state) == [["5S"], ["KH"]]
@@ -304,6 +316,17 @@ def test_P_6_3C_clears_nothing_else(top):
         assert cleared == []
 
 
+def test_P_6_3C_on_an_ace_in_a_revolution_is_an_ordinary_3():
+    # in a revolution a single 3 beats a single ace: 3C is legal there, but as an ordinary 3
+    hands = [FILLER, ["3C", "5D"], ["3D"] + FILLER, FILLER]
+    state = position(hands, 1, [(0, ["AS"])], revolution=True)
+    assert legal_plays(state) == [["5D"], ["3C"]]
+    out = play(state, "3C")
+    assert not events(out, "cleared")
+    assert state.table == [(0, ["AS"]), (1, ["3C"])] and state.top_rank == "3" and state.to_act() == 2
+    assert state.revolution and legal_plays(state) == [["3D"]]  # only a 3 beats a 3 now
+
+
 def test_P_6_3C_as_a_last_card_next_active_seat_leads():
     state = position([FILLER, ["3C"], FILLER, FILLER], 1, [(0, ["2S"])], reigning=1)
     out = play(state, "3C")
@@ -453,6 +476,24 @@ def test_P_8_president_falls_in_a_later_round():
     assert events(out, "fell") == [{"seat": 3, "place": 4}]
     assert state.blocked == 3 and not state.active[3]
     assert state.to_act() == 2  # seat 3 skipped, seat 0 played before and is still in
+
+
+def test_P_8_president_falls_after_passing_in_the_current_trick():
+    # the reigning President (seat 1) has passed in this trick; seat 2 goes out first: it falls anyway
+    hands = [FILLER, ["2S", "2H"] + FILLER, ["QS"], FILLER]
+    state = position(hands, 2, [(0, ["JD"])], passed=(1,), reigning=1)
+    out = play(state, "QS")
+    assert events(out, "finished") == [{"seat": 2, "place": 1}]
+    assert events(out, "fell") == [{"seat": 1, "place": 4}]
+    assert state.blocked == 1 and not state.active[1] and state.places[1] == 4
+    assert state.to_act() == 3
+    pass_(state)  # seat 3
+    out = pass_(state)  # seat 0: the trick ends, seat 2 is out, seat 3 leads
+    assert events(out, "cleared") == [{"why": "all_passed", "leader": 3}]
+    play(state, "4C")
+    assert state.to_act() == 0  # the new trick does not bring the fallen President back
+    play(state, "6C")
+    assert state.to_act() == 3
 
 
 def test_P_8_fall_on_a_first_out_by_an_8_the_next_active_seat_leads():
@@ -611,6 +652,21 @@ def test_P_10_extra_cards_go_to_the_slave_even_a_fallen_president():
     (deal,) = records(out, "deal")
     assert end["places"][1] == 4 and deal["dealer"] == 1
     assert [len(h) for h in deal["hands"]] == [13, 15, 13, 13]
+    assert Counter(c for h in deal["hands"] for c in h) == Counter(DECK_WITH_JOKERS)
+
+
+def test_P_10_extra_cards_go_to_the_slave_not_the_dealer():
+    # round 1 ends with seat 0 the Slave; round 2 is dealt by seat 1
+    hands = [["4D"], ["9D"], ["5D"], ["6D"]]
+    state = position(hands, 1, reigning=1, jokers=True)
+    play(state, "9D")  # seat 1, the reigning President, out first
+    pass_(state), pass_(state), pass_(state)
+    play(state, "5D")  # seat 2 out second
+    out = play(state, "6D")  # seat 3 out third; seat 0 is the Slave
+    (end,) = records(out, "deal_end")
+    (deal,) = records(out, "deal")
+    assert end["places"] == [4, 1, 2, 3] and deal["dealer"] == 1
+    assert [len(h) for h in deal["hands"]] == [15, 13, 13, 13]
     assert Counter(c for h in deal["hands"] for c in h) == Counter(DECK_WITH_JOKERS)
 
 
