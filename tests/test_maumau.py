@@ -328,6 +328,24 @@ def test_MM_7_legal_list_carries_the_due_announcement():
     assert three.legal_actions() == [{"play": "2C"}]
 
 
+@pytest.mark.parametrize("card", ["9C", "JD"])
+def test_MM_7_a_drawn_card_carries_the_due_announcement(card):
+    # one card, none playable: drawing makes two, and playing the drawn card leaves one ("mau").
+    # A drawn card is never the last one: a hand is never empty while the round goes on
+    # (Settled here 1), so "mau mau" is never due in the "drawn" phase.
+    state = position([["2H"], ["4S", "5S"]], ["KC"], stock=[card, "6S"], turn=0)
+    state.apply({"draw": True})
+    assert state.phase == DRAWN
+    plays = [{"play": card, "suit": s, "say": "mau"} for s in SUITS] if card[0] == "J" else \
+        [{"play": card, "say": "mau"}]
+    assert state.legal_actions() == plays + [{"pass": True}]
+    state.drain()
+    state.apply(plays[0])
+    out = state.drain()
+    assert kinds(out, 1) == ["played"] and seen(out, 1)[0]["say"] == "mau"  # no penalty
+    assert state.hands[0] == ["2H"] and state.to_act() == 1
+
+
 def test_MM_7_missing_mau_costs_two_cards_before_the_power():
     state = position([["7C", "2H"], ["4H", "5H"], ["9H"]], ["9C"], turn=0)
     action = state.resolve({"play": "7C"})
@@ -395,14 +413,32 @@ def test_MM_7_missing_mau_on_an_eight_penalises_then_skips():
 # -- MM-8 round end, reshuffle, safety valve -----------------------------------------------------
 
 
-@pytest.mark.parametrize("card", ["7C", "8C"])
-def test_MM_8_going_out_voids_the_pending_power(card):
-    state = position([[card], ["4H", "5H"], ["9H"]], ["9C"], turn=0, dealer=2)
+@pytest.mark.parametrize("card, cfg", [("7C", {}), ("8C", {}), ("AC", {"ace": "draw1"}), ("AC", {"ace": "skip_all"})],
+                         ids=["7C", "8C", "AC-draw1", "AC-skip_all"])
+def test_MM_8_going_out_voids_the_pending_power(card, cfg):
+    state = position([[card], ["4H", "5H"], ["9H"]], ["9C"], turn=0, dealer=2, cfg=cfg)
     state.apply({"play": card, "say": "mau mau"})
-    end = records(state.drain())[0]
+    out = state.drain()
+    end = records(out)[0]
+    assert end == {"type": "deal_end", "deal": 1, "scores": [0, 9, 9], "winner": 0, "totals": [0, 9, 9],
+                   "reason": "mau mau"}  # nobody drew for the Ace (draw1) before the round ended
+    assert "drew" not in kinds(out, 1) and "skipped" not in kinds(out, 1)
+    assert state.deal == 2 and state.penalty == 0 and all(len(h) == 5 for h in state.hands)
+
+
+def test_MM_8_going_out_with_a_seven_on_a_pending_penalty_voids_the_penalty():
+    # seat 0 passes a penalty of 4 on with its last card: nobody takes 6, the next round starts clean
+    state = position([["7D"], ["4H", "5H"], ["9H"]], ["9C", "7S", "7C"], turn=0, dealer=2, penalty=4, chain=1)
+    assert state.legal_actions() == [{"play": "7D", "say": "mau mau"}, {"draw": True}]
+    state.apply({"play": "7D", "say": "mau mau"})
+    out = state.drain()
+    end = records(out)[0]
     assert end == {"type": "deal_end", "deal": 1, "scores": [0, 9, 9], "winner": 0, "totals": [0, 9, 9],
                    "reason": "mau mau"}
-    assert state.deal == 2 and state.penalty == 0 and all(len(h) == 5 for h in state.hands)
+    assert "drew" not in kinds(out, 1) and "penalty" not in kinds(out, 1)
+    assert state.deal == 2 and state.penalty == state.chain == 0 and all(len(h) == 5 for h in state.hands)
+    obs = state.observe(0)
+    assert obs["penalty"] == obs["chain"] == 0
 
 
 def test_MM_8_empty_draw_pile_reshuffles_the_discard_pile_less_its_top():
@@ -453,6 +489,21 @@ def test_MM_8_nobody_can_play_or_draw_ends_the_round():
     assert end["winner"] is None and end["reason"] == "blocked" and end["scores"] == [5, 4, 10]
 
 
+def test_MM_8_taking_a_seven_penalty_restarts_the_blocked_count():
+    # Settled here 3: a penalty taken is not a forced pass; after it every seat must be stuck once
+    state = position([["2H", "3H"], ["4D", "5D"], ["TH", "QH"]], ["9S", "7C"], stock=[], turn=0, penalty=2)
+    state.apply({"draw": True})  # draws 9S (the discard pile below the 7, reshuffled)
+    assert state.hands[0] == ["2H", "3H", "9S"] and not state.can_draw()
+    state.drain()
+    for seat in (1, 2):
+        assert state.to_act() == seat and state.legal_actions() == [{"pass": True}]
+        state.apply({"pass": True})
+        assert records(state.drain()) == []
+    state.apply({"pass": True})
+    end = records(state.drain())[0]
+    assert end["winner"] is None and end["reason"] == "blocked" and end["scores"] == [14, 9, 20]
+
+
 def test_MM_8_max_decisions_ends_the_round_with_no_winner():
     state = position([["2H", "3H", "9C"], ["4D", "KS", "5C"]], ["KC"], turn=0, cfg={"max_decisions": 3})
     state.apply({"play": "9C"})
@@ -485,6 +536,15 @@ def test_MM_9_match_ends_when_a_total_reaches_the_target():
     assert state.outcome().scores == [105, 50, 80]
     assert competition_ranks(state.outcome().measure) == [3, 1, 2]
     assert "match_end" in kinds(out)
+
+
+def test_MM_9_a_total_exactly_at_the_target_ends_the_match():
+    state = position([["5C", "5H"], ["2D"], ["9H"]], ["9D"], turn=1, totals=[90, 50, 60])
+    state.apply({"play": "2D", "say": "mau mau"})  # seat 0 scores 10: exactly 100
+    out = state.drain()
+    assert state.to_act() is None and state.phase == OVER and state.deal == 1
+    assert state.outcome().scores == [100, 50, 69]
+    assert [r["type"] for r in records(out)] == ["deal_end"] and "match_end" in kinds(out)
 
 
 def test_MM_9_tie_for_lowest_is_broken_among_the_tied_only():
