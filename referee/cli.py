@@ -237,9 +237,9 @@ def play(
             console.print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False)
             result = run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook)
         _print_result(console, result)
-        console.print(f"replay: {replay}", highlight=False)
+        console.print(f"replay: {replay}", highlight=False, markup=False)
         if log_protocol is not None:
-            console.print(f"protocol log: {log_protocol}", highlight=False)
+            console.print(f"protocol log: {log_protocol}", highlight=False, markup=False)
 
 
 @app.command()
@@ -293,7 +293,7 @@ def tournament(
         console = _console()
         where = f"{config.concurrency} at once" if config.executor == "local" else "on dask"
         console.print(f"{config.name}: {total} matches ({len(done)} already in the journal), "
-                      f"{where}, output in {config.out}", highlight=False)
+                      f"{where}, output in {config.out}", highlight=False, markup=False)
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("faults: {task.fields[faults]}"), TimeRemainingColumn(),
                             console=console)
@@ -330,7 +330,7 @@ def tournament(
 
             def on_start(backend):
                 if backend.kind != "local":
-                    live.console.print(f"matches run on {backend.description}", highlight=False)
+                    live.console.print(f"matches run on {backend.description}", highlight=False, markup=False)
 
             try:
                 tour.run(config, resume=True, plugins_dir=_state["plugins_dir"], on_result=on_result,
@@ -344,7 +344,7 @@ def tournament(
         _show_standings(console, records, config.out, config.name)
         from referee.replay_html import write_index
 
-        console.print(f"index: {write_index(config.out, registry)}", highlight=False)
+        console.print(f"index: {write_index(config.out, registry)}", highlight=False, markup=False)
         verifier.report(console)
 
 
@@ -375,7 +375,7 @@ def _show_standings(console, records, out_dir: Path, name: str) -> None:
     for game, rows in table["games"].items():
         console.print(st.rich_table(rows, f"{game}"))
     paths = st.write_all(table, out_dir, name)
-    console.print("written: " + ", ".join(str(p) for p in paths), highlight=False)
+    console.print("written: " + ", ".join(str(p) for p in paths), highlight=False, markup=False)
 
 
 def _deal_cell(deal: dict, seat: int) -> str:
@@ -396,7 +396,9 @@ def _deal_cell(deal: dict, seat: int) -> str:
 
 
 def _print_result(console, result) -> None:
+    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     if result.deals:
         deals = Table(title="Deals")
@@ -416,12 +418,12 @@ def _print_result(console, result) -> None:
         table.add_column(col)
     for i, p in enumerate(result.header["players"]):
         faults = str(res["faults"][i]) + (" (disqualified)" if i in res["disqualified"] else "")
-        table.add_row(str(i), p["name"], p["kind"], str(res["scores"][i]), str(res["ranks"][i]), faults)
+        table.add_row(str(i), Text(p["name"]), p["kind"], str(res["scores"][i]), str(res["ranks"][i]), faults)
     console.print(table)
-    for f in result.faults:
+    for f in result.faults:  # a bot's text is never read as markup ("[/]" would stop the CLI)
         console.print(
-            f"[red]fault[/red] seat {f.seat} deal {f.deal}: {f.kind}: {f.detail}"
-            + (f" (raw: {f.raw[:80]!r})" if f.raw else ""),
+            f"[red]fault[/red] seat {f.seat} deal {f.deal}: {escape(f.kind)}: {escape(f.detail)}"
+            + (f" (raw: {escape(repr(f.raw[:80]))})" if f.raw else ""),
             highlight=False,
         )
 

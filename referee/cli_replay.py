@@ -121,11 +121,13 @@ class TournamentVerifier:
 
     def report(self, console) -> None:
         """Print how many replays were verified; exit 1 if one failed."""
+        from rich.markup import escape
+
         if not self.enabled:
             return
         console.print(f"verified {self.checked} replays: "
                       f"{'all OK' if not self.failures else f'{len(self.failures)} failed'}", highlight=False)
         for failure in self.failures:
-            console.print(f"[red]verify[/red] {failure}", highlight=False)
+            console.print(f"[red]verify[/red] {escape(failure)}", highlight=False)
         if self.failures:
             raise typer.Exit(1)

@@ -65,7 +65,7 @@ def validate(
         console.print(f"Validating {' '.join(argv)!r} on {g.name}: {len(cases)} matches "
                       f"({len(g.variants())} variants, tables of {', '.join(map(str, table_sizes(g)))}, "
                       f"against {', '.join(references(g, registry))} in turn, every seat, {seeds} seed"
-                      f"{'s' if seeds > 1 else ''})", highlight=False)
+                      f"{'s' if seeds > 1 else ''})", highlight=False, markup=False)
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("faulted: {task.fields[failed]}"), TimeElapsedColumn(),
                             console=err, transient=True)
@@ -90,7 +90,7 @@ def validate(
         if not to_stdout:
             print_report(console, report)
             if json_out is not None:
-                console.print(f"report: {json_out}", highlight=False)
+                console.print(f"report: {json_out}", highlight=False, markup=False)
     raise typer.Exit(0 if report["passed"] else 1)
 
 
@@ -101,9 +101,12 @@ def _quote(arg: str) -> str:
 
 
 def _safe(text: Any) -> str:
-    """Text from a bot, printable whatever it holds (lone surrogates, control characters)."""
+    """Text from a bot, printable whatever it holds (lone surrogates, control characters), and
+    escaped for rich: a bot's "[/]" is shown as it is, never read as markup."""
+    from rich.markup import escape
+
     s = str(text).encode("utf-8", "replace").decode("utf-8")
-    return "".join(ch if ch.isprintable() or ch == " " else "?" for ch in s)
+    return escape("".join(ch if ch.isprintable() or ch == " " else "?" for ch in s))
 
 
 def print_report(console, report: dict[str, Any]) -> None:

@@ -76,6 +76,23 @@ def test_play_writes_a_replay_and_prints_the_table(tmp_path):
     assert (tmp_path / "m.seat1.log").exists()
 
 
+def test_a_bots_text_is_printed_as_it_is_never_read_as_markup(tmp_path):
+    # rich reads "[/]" as a closing tag: printed as markup, a bot's name, reply or fault text
+    # would stop `play` and `validate` with a traceback.
+    import shlex
+
+    script = json.dumps({"ready": '{"type":"ready","name":"[/]x[bold]"}',
+                         "acts": [['{"type":"[/]"}'], ["[/] not json"]]})
+    argv = [sys.executable, "tests/bots/scripted.py", script]
+    proc = referee("play", "maumau", "-p", shlex.join(argv), "-p", "random", "--seed", "3", "--max-faults", "5",
+                   "--out", str(tmp_path / "m.jsonl"))
+    assert proc.returncode == 0, proc.stderr
+    assert "got type '[/]'" in proc.stdout and "[/] not json" in proc.stdout
+    proc = referee("validate", "maumau", "--seeds", "1", "--", *argv)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "[/]x[bold]" in proc.stdout and "'[/]'" in proc.stdout
+
+
 def test_play_twice_gives_identical_replays_apart_from_ms(tmp_path):
     def strip(path):
         recs = [json.loads(line) for line in path.read_text().splitlines()]
