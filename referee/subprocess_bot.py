@@ -95,6 +95,13 @@ class _Overlong:
 _OK = object()  # a handler's "done, nothing to return" (the bot said ready)
 
 
+def _shown(value: Any, cap: int = 60) -> str:
+    """A value from a bot quoted in a fault's detail: its repr, cut to `cap` characters (the
+    offending line itself is kept, capped, as the fault's raw text)."""
+    text = repr(value)
+    return text if len(text) <= cap else text[: cap - 3] + "..."
+
+
 def _text(data: bytes | bytearray, cap: int = RAW_CAP) -> str:
     """At most `cap` characters of raw bytes, decoded leniently, for fault records."""
     return bytes(data[: cap * 4]).decode("utf-8", "replace")[:cap]
@@ -668,7 +675,7 @@ class SubprocessPlayer(Player):
         if message is None:
             return fault
         if message.get("type") != "ready":
-            return self._fault("invalid", f"expected a ready message, got type {message.get('type')!r}", item)
+            return self._fault("invalid", f"expected a ready message, got type {_shown(message.get('type'))}", item)
         name = message.get("name")
         if not isinstance(name, str) or not name:
             return self._fault("invalid", "ready needs a non-empty string name", item)
@@ -690,7 +697,7 @@ class SubprocessPlayer(Player):
             if kind == "ready" and not self._ready:
                 self.stats["late_ready"] += 1
                 return None  # a late answer to hello (the start timed out): nothing to score
-            return self._fault("invalid", f"expected an action reply, got type {kind!r}", item)
+            return self._fault("invalid", f"expected an action reply, got type {_shown(kind)}", item)
         rid = message.get("id")
         if type(rid) is not int:
             return self._fault("invalid", "the reply's id is not an integer", item)
@@ -698,7 +705,7 @@ class SubprocessPlayer(Player):
             if rid < self._want_id:
                 self.stats["stale"] += 1
                 return None  # a reply to an old id is discarded (PROTOCOL.md)
-            return self._fault("invalid", f"reply to id {rid}, which was not asked yet", item)
+            return self._fault("invalid", f"reply to id {_shown(rid)}, which was not asked yet", item)
         action = message.get("action")
         index = message.get("index")
         if (action is None) == (index is None):

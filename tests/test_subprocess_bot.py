@@ -440,6 +440,21 @@ def test_malformed_replies_are_invalid(line, detail):
         p.close()
 
 
+@pytest.mark.parametrize("line", ['{"type":"%s","id":{id},"index":0}' % ("x" * 60000),
+                                  '{"type":"action","id":%s,"index":0}' % ("9" * 4000)])
+def test_a_bots_text_quoted_in_a_fault_detail_is_capped(line):
+    # PROTOCOL.md: a fault keeps the offending text capped; the detail must not carry it whole
+    # (it goes into the replay, the result, the end message to every bot and the terminal).
+    p = player(scripted(acts=[[line]]))
+    try:
+        assert p.start(hello()) is None
+        reply = act(p, 5)
+        assert reply.fault is not None and reply.fault.kind == "invalid"
+        assert len(reply.fault.detail) < 120 and reply.fault.detail.endswith(("...", "..., which was not asked yet"))
+    finally:
+        p.close()
+
+
 def test_non_utf8_line_is_invalid():
     p = player(scripted(acts=[[{"hex": "7b2274797065223aff7d0a"}]]))  # {"type":\xff}
     try:
