@@ -369,6 +369,10 @@ class SubprocessPlayer(Player):
             return Reply(fault=self._dead)
         if self._proc is None or self._closed or self._ended:
             return Reply(fault=Fault("crash", "the bot is not running"))
+        if self._lines:
+            early = self._early()
+            if early is not None:
+                return Reply(fault=early)
         self._send(self._line({"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms}))
         self._want_id = id
         self._t0 = started = time.perf_counter()
@@ -687,6 +691,19 @@ class SubprocessPlayer(Player):
         self.author = author[:NAME_CAP] if author is not None else None
         self._ready = True
         return _OK
+
+    def _early(self) -> Fault | None:
+        """Judge the lines the bot sent before this act was written (read while it answered an
+        earlier one): none can answer it. A reply to an id asked before is stale; a reply to an
+        id not asked yet is invalid (PROTOCOL.md), even the id about to be asked."""
+        lines = self._lines
+        while lines:
+            result = self._on_reply(lines.popleft())  # against the last id asked
+            if type(result) is Reply:  # a second reply to the last act
+                self.stats["stale"] += 1
+            elif result is not None:
+                return result
+        return None
 
     def _on_reply(self, item: bytes | _Overlong) -> Any:
         message, fault = self._parse(item)

@@ -479,6 +479,24 @@ def test_reply_to_an_old_id_is_discarded():
         p.close()
 
 
+def test_a_reply_written_before_its_act_is_invalid_even_when_read_early():
+    # The bot answers act 5 and, in the same write, act 6, which it was not asked yet: that
+    # line is read with the first one, yet it cannot answer act 6 (PROTOCOL.md: invalid), nor
+    # may it take act 6's time for free. A second reply to act 5 is stale, never an answer.
+    p = player(scripted(acts=[['{"type":"action","id":5,"index":0}\n{"type":"action","id":6,"index":1}'],
+                              ['{"type":"action","id":7,"index":2}\n{"type":"action","id":7,"index":1}']]))
+    try:
+        assert p.start(hello()) is None
+        assert act(p, 5).index == 0
+        early = act(p, 6)
+        assert early.fault is not None and early.fault.kind == "invalid"
+        assert early.fault.detail == "reply to id 6, which was not asked yet"
+        assert act(p, 7).index == 2
+        assert act(p, 8).index == 0 and p.stats["stale"] == 1  # the second reply to 7: stale
+    finally:
+        p.close()
+
+
 def test_late_reply_times_out_then_is_discarded_at_the_next_act():
     p = player(scripted(acts=[[{"sleep": 0.4}, '{"type":"action","id":{id},"index":2}'],
                               ['{"type":"action","id":{id},"index":1}']]))
