@@ -280,10 +280,8 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
 
     limits = header.get("limits") if isinstance(header.get("limits"), dict) else {}
     faults = _Faults(n, limits, header.get("seed"))
-    result = replay.result
-    for entry in (result or {}).get("fault_log") or []:  # faults at the start (hello) come first
-        if isinstance(entry, dict) and entry.get("deal") == 0 and entry.get("seat") in range(n):
-            faults.fault(entry["seat"], str(entry.get("kind")))
+    for seat, kind in _start_faults(replay.result, records, n):
+        faults.fault(seat, kind)
 
     i = 1  # the next record to compare or apply
     deal, number, index = 1, 0, 0
@@ -389,6 +387,77 @@ def _line_of(records, lines, kind: str) -> int | None:
     return next((lines[k] for k, r in enumerate(records) if r.get("type") == kind), None)
 
 
+def _move_faults(records) -> list[tuple[Any, Any, Any, Any]]:
+    """(seat, deal, kind, detail) of every fault recorded on a move, in order."""
+    out = []
+    for r in records:
+        if r.get("type") == "move" and r.get("fault") is not None:
+            fault = r["fault"] if isinstance(r["fault"], dict) else {}
+            out.append((r.get("seat"), r.get("deal"), fault.get("kind"), fault.get("detail")))
+    return out
+
+
+def _faults_on_moves(records, n: int) -> list[int]:
+    """Each seat's number of faults recorded on its moves."""
+    count = [0] * n
+    for seat, *_ in _move_faults(records):
+        if type(seat) is int and 0 <= seat < n:
+            count[seat] += 1
+    return count
+
+
+def _start_faults(result: dict[str, Any] | None, records, n: int) -> list[tuple[int, str]]:
+    """(seat, kind) of the faults at the start of the match (a bot's hello), which no move
+    records: the fault log's deal-0 entries. Without a log (the result record need not hold one),
+    a seat's faults beyond those on its moves were at the start, one at most (one hello each);
+    such a fault disqualified the seat at once (a crash, or max_faults 1) exactly when the seat is
+    disqualified with no fault on its moves: a later fault would not have been recorded."""
+    if result is None:
+        return []
+    log = result.get("fault_log")
+    if log is not None:
+        start: dict[int, str] = {}  # the log's leading deal-0 entries, a seat once (the rest: _fault_log_error)
+        for e in log if isinstance(log, list) else []:
+            if not isinstance(e, dict) or e.get("deal") != 0:
+                break
+            if type(e.get("seat")) is int and 0 <= e["seat"] < n:
+                start.setdefault(e["seat"], str(e.get("kind")))
+        return list(start.items())
+    counts, disqualified = result.get("faults"), result.get("disqualified")
+    if not isinstance(counts, list) or len(counts) != n or not isinstance(disqualified, list):
+        return []  # reported by the result check
+    on_moves = _faults_on_moves(records, n)
+    return [(seat, "crash" if seat in disqualified and on_moves[seat] == 0 else "start")
+            for seat in range(n) if type(counts[seat]) is int and counts[seat] == on_moves[seat] + 1]
+
+
+def _fault_log_error(log: list[Any], records, n: int) -> str | None:
+    """What is wrong with a fault log, if anything: it holds the faults at the start (deal 0, a
+    seat once at most) first, then the faults recorded on the moves, in order, each with the
+    move's seat, deal, kind and detail."""
+    k, started = 0, set()
+    while k < len(log) and isinstance(log[k], dict) and log[k].get("deal") == 0:
+        seat = log[k].get("seat")
+        if type(seat) is not int or not 0 <= seat < n or seat in started:
+            return f"fault_log[{k}]: {_short(log[k])} is not a seat's one fault at the start"
+        started.add(seat)
+        k += 1
+    on_moves = _move_faults(records)
+    for j, (seat, deal, kind, detail) in enumerate(on_moves):
+        if k + j >= len(log):
+            return (f"fault_log: {len(log) - k} entries after the start, but the moves record "
+                    f"{len(on_moves)} faults")
+        entry = log[k + j]
+        got = [entry.get(key) for key in ("seat", "deal", "kind", "detail")] if isinstance(entry, dict) else None
+        if not same(got, [seat, deal, kind, detail]):
+            return (f"fault_log[{k + j}]: recorded {_short(entry)}, but fault {j + 1} on the moves is "
+                    f"seat {seat}'s {kind} in deal {deal} ({_short(detail, 60)})")
+    if k + len(on_moves) < len(log):
+        extra = k + len(on_moves)
+        return f"fault_log[{extra}]: {_short(log[extra])} follows every fault recorded on the moves"
+    return None
+
+
 def _check_result(result, line, state: GameState, faults: _Faults, n: int, records) -> None:
     """The result record against the game's outcome, C-5 ranks and the recorded faults."""
 
@@ -410,19 +479,21 @@ def _check_result(result, line, state: GameState, faults: _Faults, n: int, recor
     if not isinstance(counts, list) or len(counts) != n or not all(isinstance(c, int) for c in counts):
         raise mismatch(f"faults: {_short(counts)} is not a count per seat")
     log = result.get("fault_log")
-    if isinstance(log, list):
-        if not same(counts, faults.count):
-            raise mismatch(f"faults: recorded {counts}, but the moves and the start record {faults.count}")
-    else:
-        on_moves = [0] * n
-        for r in records:
-            if r.get("type") == "move" and r.get("fault") is not None and r.get("seat") in range(n):
-                on_moves[r["seat"]] += 1
-        if any(c < m for c, m in zip(counts, on_moves)):
-            raise mismatch(f"faults: recorded {counts}, but the moves record {on_moves}")
-    if faults.max_faults is not None and isinstance(log, list) and sorted(disqualified) != sorted(faults.disqualified):
+    if log is not None:
+        error = _fault_log_error(log, records, n) if isinstance(log, list) else \
+            f"fault_log: {_short(log)} is not a list"
+        if error is not None:
+            raise mismatch(error)
+    if not same(counts, faults.count):
+        start = "the fault log's start entries" if log is not None else \
+            "at most one fault per seat at the start (its hello)"
+        raise mismatch(f"faults: recorded {counts}, but the moves record {_faults_on_moves(records, n)} "
+                       f"and {start} make {faults.count}")
+    known = set(faults.disqualified)
+    exact = isinstance(faults.max_faults, int)  # without max_faults only a crash is known to disqualify
+    if (set(disqualified) != known) if exact else not known <= set(disqualified):
         raise mismatch(f"disqualified: recorded {sorted(disqualified)}, but the faults disqualify "
-                       f"{sorted(faults.disqualified)} (max_faults {faults.max_faults}; a crash disqualifies)")
+                       f"{sorted(known)} (max_faults {faults.max_faults}; a crash disqualifies)")
 
 
 # -- verifying files -----------------------------------------------------------------------------

@@ -18,11 +18,12 @@ from referee.cli_replay import TournamentVerifier
 from referee.config import resolve_config
 from referee.errors import UsageError
 from referee.game import Game
-from referee.players import Player, Reply, StrategyPlayer
+from referee.players import Fault, Player, Reply, StrategyPlayer
 from referee.plugins import load_registry
 from referee.runner import Limits, Seat, run_match
 from referee.testing import random_playout
-from referee.verify import CannotVerify, load_replay, verify_file, verify_replay
+from referee.ranking import competition_ranks
+from referee.verify import CannotVerify, load_replay, simulate, verify_file, verify_replay
 from referee_strategies.basic import RandomLegal
 
 from misbehaving import Misbehaving
@@ -298,8 +299,12 @@ def test_a_tampered_fallback_or_fault_count_is_caught(tmp_path):
     k = next(i for i, r in enumerate(recs) if r["type"] == "move" and "fault" in r)
     later = next(i for i in range(k + 1, len(recs)) if recs[i]["type"] == "move" and recs[i]["seat"] == 1)
     bad = copy.deepcopy(recs)
-    bad[k]["fault"]["kind"] = "timeout"  # still a fault: verifies
+    bad[k]["fault"]["kind"] = bad[-1]["fault_log"][0]["kind"] = "timeout"  # still a fault: verifies
     assert verify_file(write(tmp_path / "kind.jsonl", bad), REGISTRY).ok
+    bad = copy.deepcopy(recs)
+    bad[k]["fault"]["kind"] = "timeout"  # the fault log says otherwise
+    d = verify_file(write(tmp_path / "kind-log.jsonl", bad), REGISTRY).discrepancy
+    assert "result record: fault_log[0]" in d.message and "seat 1's timeout in deal 1" in d.message
     bad = copy.deepcopy(recs)
     bad[-1]["faults"][1] = 0
     d = verify_file(write(tmp_path / "count.jsonl", bad), REGISTRY).discrepancy
@@ -322,6 +327,136 @@ def test_a_tampered_fallback_or_fault_count_is_caught(tmp_path):
         bad[later]["action"] = legal[1]
         d = verify_file(write(tmp_path / "fallback.jsonl", bad), REGISTRY).discrepancy
         assert d.line == later + 1 and "fallback policy (first)" in d.message
+
+
+class Faulty(Misbehaving):
+    """Answers each of its decisions in `at` (1-based) with an illegal action, or crashes there
+    when `crash` is set; `hello` is the fault it answers the hello with (None: none)."""
+
+    def __init__(self, game: str, seat: int, config: dict, at=(), crash: bool = False, hello: Fault | None = None):
+        super().__init__(game, seat, config, 0)
+        self.at, self.crash, self.hello = set(at), crash, hello
+
+    def start(self, hello):
+        return self.hello
+
+    def act(self, id, obs, legal, time_ms):
+        self.asked += 1
+        if self.asked in self.at:
+            return Reply(fault=Fault("crash", "the bot exited")) if self.crash else Reply(action={"cheat": True})
+        return self.inner.act(id, obs, legal, time_ms)
+
+
+def faulty_seat_0(tmp_path: Path, game: str, max_faults: int, name: str, fallback: str = "first", **bad) -> Path:
+    """A match where seat 0 is a Faulty(**bad) and the others play randomly."""
+    g = REGISTRY.game(game)
+    n = GAMES[game]
+    config = resolve_config(g, {}, n)
+    seats = [Seat(f"p{i}", "strategy", "x") for i in range(n)]
+    players = [Faulty(game, 0, config, **bad)] + [Misbehaving(game, i, config, 0) for i in range(1, n)]
+    path = tmp_path / f"{name}.jsonl"
+    run_match(g, config, 9, seats, players, Limits(max_faults=max_faults, fallback=fallback), replay=path)
+    return path
+
+
+def ranks_with(path: Path, disqualified: list[int]) -> list[int]:
+    """The ranks C-5 gives the (untouched) replay's outcome with these seats disqualified."""
+    replay = load_replay(path)
+    *_, last = simulate(replay, REGISTRY.game(replay.game))
+    return competition_ranks(last.state.outcome().measure, disqualified)
+
+
+def without_log(recs: list[dict], disqualified: list[int] | None = None, path: Path | None = None) -> list[dict]:
+    """The records with no fault_log in the result (and, if given, other disqualified seats and
+    the ranks C-5 gives with them)."""
+    out = copy.deepcopy(recs)
+    del out[-1]["fault_log"]
+    if disqualified is not None:
+        out[-1]["disqualified"] = disqualified
+        out[-1]["ranks"] = ranks_with(path, disqualified)
+    return out
+
+
+@pytest.mark.parametrize("case", ["max_faults", "crash"])
+def test_without_a_fault_log_the_disqualifications_must_still_follow_the_moves_faults(tmp_path, case):
+    # seat 0 faults at its decisions 2, 10 and 20 with max_faults 3, or crashes at its 5th
+    bad = {"at": (2, 10, 20)} if case == "max_faults" else {"at": (5,), "crash": True}
+    path = faulty_seat_0(tmp_path, "presidente", 3, case, **bad)
+    recs = records(path)
+    assert recs[-1]["disqualified"] == [0] and recs[-1]["faults"][0] == len(bad["at"])
+    assert verify_file(write(tmp_path / "nolog.jsonl", without_log(recs)), REGISTRY).ok
+    tampered = without_log(recs, [], path)
+    assert tampered[-1]["ranks"] != recs[-1]["ranks"]
+    d = verify_file(write(tmp_path / "undisqualified.jsonl", tampered), REGISTRY).discrepancy
+    assert d is not None and d.line == len(recs)
+    assert "result record: disqualified: recorded [], but the faults disqualify [0]" in d.message
+    # a seat with no fault is no more disqualified without a log than with one
+    d = verify_file(write(tmp_path / "extra.jsonl", without_log(recs, [0, 2], path)), REGISTRY).discrepancy
+    assert "disqualified: recorded [0, 2], but the faults disqualify [0]" in d.message
+
+
+def test_without_a_fault_log_a_seat_has_at_most_one_fault_at_the_start(tmp_path):
+    path = faulty_seat_0(tmp_path, "presidente", 3, "one", at=(2,))
+    recs = records(path)
+    assert recs[-1]["faults"][0] == 1 and recs[-1]["disqualified"] == []
+    bad = without_log(recs)
+    bad[-1]["faults"][0] = 2  # one at its hello: possible, and not a disqualification
+    assert verify_file(write(tmp_path / "hello.jsonl", bad), REGISTRY).ok
+    bad[-1]["faults"][0] = 3
+    d = verify_file(write(tmp_path / "two-hellos.jsonl", bad), REGISTRY).discrepancy
+    assert "result record: faults: recorded [3, 0, 0, 0], but the moves record [1, 0, 0, 0]" in d.message
+    bad[-1]["faults"][0] = 0
+    d = verify_file(write(tmp_path / "fewer.jsonl", bad), REGISTRY).discrepancy
+    assert "result record: faults: recorded [0, 0, 0, 0]" in d.message
+    # a fault at its hello and two on its moves make three: max_faults 3 disqualifies the seat at the
+    # second, and its own later moves are not the fallback's
+    path = faulty_seat_0(tmp_path, "presidente", 3, "two", at=(2, 10))
+    bad = without_log(records(path))
+    bad[-1]["faults"][0] = 3
+    d = verify_file(write(tmp_path / "hello-dq.jsonl", bad), REGISTRY).discrepancy
+    assert "seat 0 is disqualified the fallback policy (first) plays" in d.message
+
+
+def test_a_seat_disqualified_at_its_hello_verifies_without_a_fault_log(tmp_path):
+    path = faulty_seat_0(tmp_path, "presidente", 3, "hello", hello=Fault("crash", "the bot exited"))
+    recs = records(path)
+    assert recs[-1]["disqualified"] == [0] and recs[-1]["faults"][0] == 1
+    assert recs[-1]["fault_log"][0]["deal"] == 0
+    assert verify_file(path, REGISTRY).ok
+    assert verify_file(write(tmp_path / "nolog.jsonl", without_log(recs)), REGISTRY).ok
+    # a hello fault that did not disqualify: the seat played its own moves, not the fallback's
+    path = faulty_seat_0(tmp_path, "presidente", 3, "timeout", hello=Fault("timeout", "no hello"))
+    recs = records(path)
+    assert recs[-1]["disqualified"] == [] and recs[-1]["faults"][0] == 1
+    assert verify_file(write(tmp_path / "nolog2.jsonl", without_log(recs)), REGISTRY).ok
+    d = verify_file(write(tmp_path / "dq2.jsonl", without_log(recs, [0], path)), REGISTRY).discrepancy
+    assert d is not None and "seat 0 is disqualified the fallback policy (first)" in d.message
+
+
+def test_a_fault_log_that_differs_from_the_moves_is_caught(tmp_path):
+    path = faulty_seat_0(tmp_path, "presidente", 3, "log", hello=Fault("timeout", "no hello"), at=(2, 10))
+    recs = records(path)
+    log = recs[-1]["fault_log"]
+    assert [(e["seat"], e["deal"] > 0) for e in log] == [(0, False), (0, True), (0, True)]
+    assert verify_file(path, REGISTRY).ok
+
+    def tampered(name: str, change) -> str:
+        bad = copy.deepcopy(recs)
+        change(bad[-1]["fault_log"])
+        d = verify_file(write(tmp_path / f"{name}.jsonl", bad), REGISTRY).discrepancy
+        assert d is not None and d.line == len(recs), name
+        return d.message
+
+    assert "fault_log[1]: recorded" in tampered("kind", lambda log: log[1].update(kind="timeout"))
+    assert "fault_log[2]: recorded" in tampered("seat", lambda log: log[2].update(seat=1))
+    assert "fault_log[2]: " in tampered("order", lambda log: log.insert(2, log.pop(0)))
+    assert "1 entries after the start, but the moves record 2 faults" in tampered("missing", lambda log: log.pop())
+    assert "fault_log[3]: " in tampered("extra", lambda log: log.append(dict(log[2])))
+    assert "not a seat's one fault at the start" in tampered("hello twice", lambda log: log.insert(0, dict(log[0])))
+    bad = copy.deepcopy(recs)
+    bad[-1]["fault_log"] = "none"
+    d = verify_file(write(tmp_path / "not-a-list.jsonl", bad), REGISTRY).discrepancy
+    assert "result record: fault_log: \"none\" is not a list" in d.message
 
 
 class Forgetful(Player):
