@@ -102,7 +102,7 @@ def _root() -> Path:
     with _lock:
         if _scratch_root is None or not _scratch_root.is_dir():
             _scratch_root = Path(tempfile.mkdtemp(prefix="referee-scratch-"))
-            atexit.register(shutil.rmtree, _scratch_root, True)
+            atexit.register(remove_scratch, _scratch_root)
         return _scratch_root
 
 
@@ -112,8 +112,30 @@ def new_scratch() -> Path:
 
 
 def remove_scratch(path: Path) -> None:
-    """Delete a bot's scratch directory (symlinks inside are removed, never followed)."""
+    """Delete a bot's scratch directory (symlinks inside are removed, never followed), even
+    when the bot took the permissions away from something in it (chmod 000 on a directory
+    stops an unprivileged referee's rmtree)."""
     shutil.rmtree(path, ignore_errors=True)
+    if os.path.lexists(path):
+        _make_removable(path)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _make_removable(root: str | Path) -> None:
+    """Give the owner rwx on every directory under `root` (top-down, so a 000 directory is
+    opened before it is listed); symlinks are left alone, never followed."""
+    def allow(directory: str) -> None:
+        try:
+            os.chmod(directory, 0o700)
+        except OSError:
+            pass
+
+    allow(os.fspath(root))
+    for dirpath, dirnames, _ in os.walk(root):
+        for name in dirnames:
+            sub = os.path.join(dirpath, name)
+            if not os.path.islink(sub):
+                allow(sub)
 
 
 def _inside(path: Path, parent: Path) -> bool:

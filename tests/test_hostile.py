@@ -518,3 +518,28 @@ def test_tournament_limits_are_checked(tmp_path, line, message):
 
     with pytest.raises(ConfigError, match=message):
         load_tournament(_tournament(tmp_path, line), REGISTRY)
+
+
+def test_a_scratch_directory_a_bot_locked_is_still_removed(tmp_path):
+    # An unprivileged referee cannot list or empty a directory a bot made 000: removing the
+    # scratch directory first gives the owner rwx on every directory, never through a symlink.
+    import os
+    import stat
+
+    root = tmp_path / "scratch"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "f").write_text("x")
+    (root / "b" / "c").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "link").symlink_to(outside, target_is_directory=True)
+    for locked in (root / "b" / "c", root / "a", root):
+        locked.chmod(0)
+    outside.chmod(0o500)
+    sandbox_mod._make_removable(root)
+    for d in (root, root / "a", root / "b", root / "b" / "c"):
+        assert stat.S_IMODE(d.stat().st_mode) == 0o700, d
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o500  # the link was not followed
+    sandbox_mod.remove_scratch(root)
+    assert not os.path.lexists(root) and outside.is_dir()
+    outside.chmod(0o700)
