@@ -383,6 +383,8 @@ class SubprocessPlayer(Player):
         if result is None:
             if self._stdout_closed_in_sandbox():
                 return Reply(fault=self._crash("closed its stdout"), ms=ms)
+            if self._exit_status(0) is not None:  # it exited; a child of its still holds stdout
+                return Reply(fault=self._crash("exited"), ms=ms)
             # raw: whatever partial line the bot left unterminated (a forgotten newline shows here)
             return Reply(fault=self._fault("timeout", f"no reply within {time_ms} ms", self._buf), ms=ms)
         return Reply(fault=result, ms=ms)

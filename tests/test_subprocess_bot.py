@@ -497,6 +497,30 @@ def test_a_reply_written_before_its_act_is_invalid_even_when_read_early():
         p.close()
 
 
+def test_a_bot_that_exits_while_a_child_holds_its_stdout_crashed():
+    # PROTOCOL.md: crash = "exited or closed stdout". Its stdout stays open in the child, so no
+    # EOF comes; at the deadline the fault is still the crash, with its exit code.
+    code = ("import json, os, sys, time\n"
+            "for line in sys.stdin:\n"
+            "    m = json.loads(line)\n"
+            "    if m['type'] == 'hello':\n"
+            "        print(json.dumps({'type': 'ready', 'name': 'x'}), flush=True)\n"
+            "    elif m['type'] == 'act':\n"
+            "        if os.fork() == 0:\n"
+            "            time.sleep(30)\n"
+            "            os._exit(0)\n"
+            "        os._exit(3)\n")
+    p = player([sys.executable, "-c", code])
+    try:
+        assert p.start(hello()) is None
+        reply = act(p, 1, time_ms=200)
+        assert reply.fault is not None and reply.fault.kind == "crash", reply.fault
+        assert reply.fault.detail == "exited with code 3"
+    finally:
+        p.close()
+    assert_gone(p)
+
+
 def test_late_reply_times_out_then_is_discarded_at_the_next_act():
     p = player(scripted(acts=[[{"sleep": 0.4}, '{"type":"action","id":{id},"index":2}'],
                               ['{"type":"action","id":{id},"index":1}']]))
