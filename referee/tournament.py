@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -63,17 +64,66 @@ class _Terminated(BaseException):
     """Raised in a worker on SIGTERM, so the match's finally blocks kill its bots."""
 
 
+_idle = threading.Event()  # set while this worker plays no match (see play_local)
+_idle.set()
+
+
 def _on_term(signum, frame):
+    if _idle.is_set():
+        raise SystemExit(1)  # between matches: nothing to clean up, no traceback
     raise _Terminated()
 
 
-def _worker_init(plugins_dir: str | None) -> None:
+def _worker_init(plugins_dir: str | None, driver: int | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides what Ctrl-C means
     signal.signal(signal.SIGTERM, _on_term)
+    if driver is not None:
+        _exit_with(driver)
     global _registry
     from referee.plugins import load_registry
 
     _registry = load_registry(plugins_dir)
+
+
+def _exit_with(driver: int) -> None:
+    """End this worker when the driver process ends, however it ended (even SIGKILL).
+
+    A watcher thread waits for the driver; then it stops the match in progress, if any (SIGTERM
+    to the main thread: the match's finally blocks kill its bots), and ends the worker once no
+    match is in progress. Without it an orphaned worker played on, writing replays that a
+    `--resume` run was writing too.
+    """
+    main = threading.main_thread().ident
+
+    def watch() -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # SIGTERM is the main thread's
+        _wait_for_exit(driver)
+        signal.pthread_kill(main, signal.SIGTERM)
+        _idle.wait()
+        os._exit(1)
+
+    threading.Thread(target=watch, name="referee-driver-watch", daemon=True).start()
+
+
+def _wait_for_exit(pid: int) -> None:
+    """Return once process `pid` has ended: a pidfd where the kernel has them, else polling."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    except (AttributeError, OSError):  # no pidfd_open (kernel < 5.3, not Linux)
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+            except PermissionError:
+                pass
+            time.sleep(0.5)
+    try:
+        select.select([fd], [], [])  # readable once the process has ended
+    finally:
+        os.close(fd)
 
 
 def _registry_for(plugins_dir: str | None):
@@ -173,6 +223,16 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
         "ended": time.monotonic(),
         "replay": f"replays/{spec.key}.jsonl",
     }
+
+
+def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str) -> dict[str, Any]:
+    """One match in a local worker process (see `_worker_init`): `play`, its bots guarded, so a
+    worker killed outright (SIGKILL, OOM) takes its bots with it."""
+    _idle.clear()
+    try:
+        return play(spec, entrants, limits, out_dir, None, True)
+    finally:
+        _idle.set()
 
 
 FILES = "files"  # the key of a task's returned files; never journaled
@@ -297,15 +357,14 @@ def run(
     # journal behind (which would ask for --resume next time).
     with executors.open_backend(config.executor, min(config.concurrency, len(todo)),
                                 scheduler=config.scheduler, shared_out=config.shared_out,
-                                initializer=_worker_init, initargs=(plugins_dir,)) as backend:
+                                initializer=_worker_init, initargs=(plugins_dir, os.getpid())) as backend:
         journal = Journal(config.out / JOURNAL, head)
         try:
             if on_start is not None:
                 on_start(backend)
             if backend.kind == "local":
-                # guarded too: a worker killed outright (SIGKILL, OOM) takes its bots with it
                 def submit(spec):
-                    return backend.submit(play, spec, entrants, limits, str(out), None, True, name=spec.key)
+                    return backend.submit(play_local, spec, entrants, limits, str(out), name=spec.key)
             else:
                 plugins = os.path.abspath(plugins_dir) if plugins_dir else None
 

@@ -317,3 +317,73 @@ players = 2
     for pid in leftover:
         os.kill(pid, signal.SIGKILL)
     assert leftover == [], "a bot outlived its killed worker"
+
+
+SLOW_BOT = """
+import json, sys, time
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "slow"}), flush=True)
+    elif m["type"] == "act":
+        time.sleep(0.03)
+        print(json.dumps({"type": "action", "id": m["id"], "index": 0}), flush=True)
+"""
+
+RUN_VAR = "REFEREE_TEST_RUN"
+
+
+def started_by(run: str) -> dict[int, str]:
+    """{pid: command line} of live processes whose environment holds RUN_VAR=run."""
+    marker = f"{RUN_VAR}={run}".encode()
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
+            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker in environ and stat[stat.rindex(b")") + 2:].split()[0] not in (b"Z", b"X"):
+            found[int(entry)] = cmdline.replace(b"\0", b" ").decode("utf-8", "replace")[:120]
+    return found
+
+
+def test_workers_end_with_a_killed_driver(tmp_path):
+    """SIGKILL of the driver alone: its workers (and multiprocessing's helpers) end too, each
+    killing its bots, instead of playing on and writing replays a --resume run writes too."""
+    bot = tmp_path / "orphan_marker_slow.py"
+    bot.write_text(SLOW_BOT)
+    path = write(tmp_path, f"""
+seed = 4
+seeds = 20
+concurrency = 2
+[[entrants]]
+strategy = "random"
+[[entrants]]
+name = "slow"
+command = "{sys.executable} {bot}"
+[[games]]
+game = "maumau"
+players = 2
+""")
+    run = f"{os.getpid()}-{time.monotonic_ns()}"
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "tournament", str(path), "--out", str(tmp_path / "o")],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True, env={**os.environ, RUN_VAR: run})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(running(bot.name)) < 2:
+        time.sleep(0.005)
+    assert len(running(bot.name)) == 2, "the bots never started"
+    assert len(started_by(run)) >= 6  # driver, forkserver, resource tracker, 2 workers, bots
+    os.kill(proc.pid, signal.SIGKILL)  # the driver only
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and started_by(run):
+        time.sleep(0.05)
+    left = started_by(run)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == {}, "processes outlived their killed driver"
