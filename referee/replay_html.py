@@ -84,6 +84,7 @@ class _Frames:
         self.frames: list[dict[str, Any]] = []
         self.deals: list[dict[str, Any]] = []
         self.by: dict[str, int] = {}  # card -> the seat that last played it (this deal)
+        self.disqualified: frozenset[int] = frozenset()  # after the last step added
 
     # -- the parts of a frame --------------------------------------------------------------------
 
@@ -172,10 +173,18 @@ class _Frames:
         turn = state.to_act()
         return turn if self.seat is None or turn == self.seat else None
 
+    def _disqualified(self) -> list[int]:
+        """The seats disqualified so far, as this view may show them: in a seat's view only the seat
+        itself (the others are not told until the result)."""
+        return sorted(s for s in self.disqualified if self.seat is None or s == self.seat)
+
     def _frame(self, deal: int, label: str, step, move, lines, table, turn, done=False, obs=None) -> dict:
         hands, counts, center, piles = table
         frame: dict[str, Any] = {"d": deal, "label": label, "log": lines, "h": hands, "c": counts,
                                  "ctr": center, "piles": piles, "turn": turn}
+        disqualified = self._disqualified()
+        if disqualified:
+            frame["dq"] = disqualified
         if move is not None and (self.seat is None or move.get("seat") == self.seat):
             frame["who"] = move.get("seat")
             frame["act"] = action_text(move.get("action"), self.replay.game).plain
@@ -219,6 +228,7 @@ class _Frames:
     def add(self, step) -> None:
         """The frames of one re-simulated step (two when the step ends a deal and deals the next)."""
         outputs, move = step.outputs, step.move
+        self.disqualified = step.disqualified
         split = next((k for k, o in enumerate(outputs) if type(o) is dict and o.get("type") == "deal"), None)
         if step.index == 0 or split is None:
             plays = self._note_played(outputs)
@@ -255,6 +265,11 @@ class _Frames:
                                        self._lines(after, None), self._table(step.state), self._turn(step.state),
                                        False, self._observation(step.state)))
         self._ends(after, len(self.frames) - 1)
+
+    def finish(self) -> None:
+        """The last frame shows the result of the match, which names every disqualified seat."""
+        if self.frames and self.disqualified:
+            self.frames[-1]["dq"] = sorted(self.disqualified)
 
     def _collected(self, table, plays, from_hands: bool = False):
         """The previous frame's table with this step's plays added to the middle (and, at a
@@ -297,6 +312,8 @@ def viewer_data(replay: Replay, game: Game | None, seat: int | None = None) -> d
         if seat is not None or not builder.frames:
             raise UsageError(f"cannot build the viewer: the replay does not re-simulate: {exc}") from None
         warning = f"the re-simulation stopped at {exc}: the viewer ends there"
+    if warning is None:
+        builder.finish()
     header = replay.header
     result = replay.result if warning is None else None
     if result is not None:

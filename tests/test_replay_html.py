@@ -22,12 +22,17 @@ from pathlib import Path
 
 import pytest
 
+from referee.config import resolve_config
 from referee.errors import UsageError
+from referee.players import Fault, Reply
 from referee.plugins import load_registry
-from referee.replay_html import render_viewer, write_index, write_viewer
+from referee.replay_html import render_viewer, viewer_data, write_index, write_viewer
 from referee.replay_view import is_card
 from referee.testing import random_playout
+from referee.runner import Limits, Seat, run_match
 from referee.verify import load_replay, simulate
+
+from misbehaving import Misbehaving
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -287,6 +292,60 @@ def test_names_are_text_never_markup(browser, tmp_path):
     assert browser.js("document.querySelectorAll('img').length") == 0
 
 
+class Faulty(Misbehaving):
+    """Answers each of its decisions in `at` (1-based) with an illegal action, and its hello with
+    `hello` (None: no fault)."""
+
+    def __init__(self, game: str, seat: int, config: dict, at=(), hello: Fault | None = None) -> None:
+        super().__init__(game, seat, config, 0)
+        self.at, self.hello = set(at), hello
+
+    def start(self, hello):
+        return self.hello
+
+    def act(self, id, obs, legal, time_ms):
+        self.asked += 1
+        if self.asked in self.at:
+            return Reply(action={"cheat": True})
+        return self.inner.act(id, obs, legal, time_ms)
+
+
+DQ_CASES = {"third fault": {"at": (2, 10, 20)}, "hello": {"hello": Fault("crash", "the bot exited")}}
+
+
+def disqualified_match(tmp_path: Path, case: str) -> Path:
+    """Presidente with max_faults 3, seat 0 disqualified at its third fault or at its hello."""
+    g = REGISTRY.game("presidente")
+    config = resolve_config(g, {}, 4)
+    players = [Faulty("presidente", 0, config, **DQ_CASES[case])] + [
+        Misbehaving("presidente", s, config, 0) for s in range(1, 4)]
+    path = tmp_path / f"dq-{case.replace(' ', '-')}.jsonl"
+    run_match(g, config, 3, [Seat(f"p{s}", "strategy", "x") for s in range(4)], players,
+              Limits(max_faults=3), replay=path)
+    assert load_replay(path).result["disqualified"] == [0]
+    return path
+
+
+def disqualified_from(frames: list[dict], case: str) -> int:
+    """The frame of the step that disqualified seat 0: its third fault, or the start."""
+    faults = [k for k, f in enumerate(frames) if f.get("who") == 0 and f.get("fault", "").startswith("illegal")]
+    return faults[2] if case == "third fault" else 0
+
+
+@pytest.mark.parametrize("case", sorted(DQ_CASES))
+def test_viewer_tags_a_seat_disqualified_from_the_step_that_disqualified_it(browser, tmp_path, case):
+    replay = load_replay(disqualified_match(tmp_path, case))
+    for seat in (None, 0, 1):
+        page = write_viewer(replay, REGISTRY.game("presidente"), tmp_path / f"dq-{seat}.html", seat=seat)
+        frames = page_data(page.read_text())["frames"]
+        # the whole match and seat 0's own view: from that step on; seat 1 is told by the result
+        first = disqualified_from(frames, case) if seat != 1 else len(frames) - 1
+        browser.open(page)
+        shown = browser.js("F.map((f, k) => { show(k); return document.querySelector('#seat-0 .dq') !== null; })")
+        assert shown == [k >= first for k in range(len(frames))], (seat, first, shown.index(True))
+        assert browser.js("document.querySelectorAll('.seat .dq').length") == 1
+
+
 # -- without a browser -----------------------------------------------------------------------------
 
 
@@ -299,6 +358,23 @@ def test_pages_are_self_contained(tmp_path, game):
     assert "<script src" not in text
     data = page_data(text)
     assert data["game"] == game and data["frames"] and data["result"]["ranks"]
+
+
+@pytest.mark.parametrize("case", sorted(DQ_CASES))
+def test_frames_carry_the_seats_disqualified_at_each_step(tmp_path, case):
+    replay = load_replay(disqualified_match(tmp_path, case))
+    game = REGISTRY.game("presidente")
+    frames = viewer_data(replay, game)["frames"]
+    first = disqualified_from(frames, case)
+    assert [f.get("dq", []) for f in frames] == [[0] if k >= first else [] for k in range(len(frames))]
+    # the terminal view's steps say the same
+    steps = list(simulate(replay, game))
+    assert (0 in steps[0].disqualified) == (case == "hello")
+    own = viewer_data(replay, game, seat=0)["frames"]
+    assert [f.get("dq", []) for f in own] == [f.get("dq", []) for f in frames]
+    # another seat is not told until the result
+    other = viewer_data(replay, game, seat=1)["frames"]
+    assert [f.get("dq", []) for f in other] == [[]] * (len(other) - 1) + [[0]]
 
 
 class Collect:
