@@ -281,13 +281,14 @@ def tournament(
     from referee import tournament as tour
     from referee.tournament_config import load_tournament
 
-    with _errors():
+    with _errors(), ExitStack() as stack:
         registry = _registry()
         config = load_tournament(file, registry, out=out, concurrency=concurrency, executor=executor,
                                  scheduler=scheduler, shared_out=True if shared_out else None)
         from referee.executors import require
 
         require(config.executor, config.scheduler)
+        stack.enter_context(tour.claim(config.out))  # no other run on this output directory
         todo, done, _ = tour.prepare(config, resume)
         total = len(todo) + len(done)
         console = _console()

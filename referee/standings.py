@@ -36,9 +36,11 @@ class Row:
 
 
 def read_journal(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    """The journal's tournament line and its match records; a torn last line is ignored."""
+    """The journal's tournament line and its match records; a torn last line is ignored, and so
+    is a second record of the same schedule index (the first wins): a match counts once."""
     head = None
     records: list[dict[str, Any]] = []
+    seen: set[int] = set()
     with open(path, encoding="utf-8") as f:
         for line in f:
             try:
@@ -47,7 +49,8 @@ def read_journal(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str
                 continue  # a line torn by a crash; it was never acknowledged
             if rec.get("type") == "tournament":
                 head = rec
-            elif rec.get("type") == "match":
+            elif rec.get("type") == "match" and rec.get("index") not in seen:
+                seen.add(rec.get("index"))
                 records.append(rec)
     return head, records
 

@@ -12,6 +12,7 @@ machines), which returns the journal record; the driver appends each schedule in
 from __future__ import annotations
 
 import concurrent.futures as cf
+import fcntl
 import hashlib
 import itertools
 import json
@@ -23,7 +24,8 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,7 @@ from referee.runner import Limits, Seat
 from referee.tournament_config import Entrant, MatchSpec, TournamentConfig
 
 JOURNAL = "journal.jsonl"
+LOCK = ".lock"  # held (flock) by the run using the output directory; holds its pid
 
 
 def fingerprint(matches: list[MatchSpec]) -> str:
@@ -285,8 +288,48 @@ def _repair(path: Path) -> None:
         path.write_bytes(data[: data.rfind(b"\n") + 1])
 
 
+_claimed: dict[Path, int] = {}  # output directories this process holds: the lock file's fd
+
+
+@contextmanager
+def claim(out: Path) -> Iterator[None]:
+    """Hold output directory `out` (created if need be) for this run; UsageError if another run
+    holds it. Held by this process already, it is a no-op: the outermost claim releases it.
+
+    An exclusive flock on `out/.lock`, which the kernel releases when the run ends, however it
+    ends; the file stays (removing it would let two runs lock two different files).
+    """
+    key = out.resolve()
+    if key in _claimed:
+        yield
+        return
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise UsageError(f"cannot use {out} as the output directory: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(fd, 32).decode(errors="replace").strip()
+        os.close(fd)
+        raise UsageError(f"{out} is in use by another run{f' (pid {holder})' if holder.isdigit() else ''}: "
+                         "wait for it to end, or choose another --out") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    _claimed[key] = fd
+    try:
+        yield
+    finally:
+        del _claimed[key]
+        os.ftruncate(fd, 0)
+        os.close(fd)
+
+
 def prepare(config: TournamentConfig, resume: bool) -> tuple[list[MatchSpec], list[dict[str, Any]], dict]:
-    """The matches still to play, the records already journaled, and the journal's head line."""
+    """The matches still to play, the records already journaled, and the journal's head line.
+
+    Call it holding the output directory (`claim`): no other run then writes the journal."""
     from referee.standings import read_journal
 
     matches = config.matches()
@@ -303,13 +346,6 @@ def prepare(config: TournamentConfig, resume: bool) -> tuple[list[MatchSpec], li
         if old_head is None or old_head.get("fingerprint") != head["fingerprint"]:
             raise UsageError(f"{journal} was written for a different schedule; cannot resume it "
                              "with this tournament file")
-        seen: set[int] = set()
-        unique = []
-        for rec in done:
-            if rec["index"] not in seen:
-                seen.add(rec["index"])
-                unique.append(rec)
-        done = unique
     done_idx = {r["index"] for r in done}
     return [m for m in matches if m.index not in done_idx], done, head
 
@@ -339,11 +375,18 @@ def run(
     `on_result` only, so memory stays flat however long the tournament.
 
     The matches run on `config.executor` (see referee/executors.py); `on_start` is told which
-    backend once it is up.
+    backend once it is up. The output directory is held (`claim`) for the whole run: a second
+    run on it is refused.
     """
+    with claim(config.out):
+        return _run(config, resume, plugins_dir, on_result, on_start, keep)
+
+
+def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
+         on_result: Callable[[dict[str, Any]], None] | None,
+         on_start: Callable[[executors.Backend], None] | None, keep: bool) -> list[dict[str, Any]]:
     todo, records, head = prepare(config, resume)
     executors.require(config.executor, config.scheduler)
-    config.out.mkdir(parents=True, exist_ok=True)
     if not todo:
         Journal(config.out / JOURNAL, head).close()
         return sorted(records, key=lambda r: r["index"]) if keep else []

@@ -387,3 +387,33 @@ players = 2
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert left == {}, "processes outlived their killed driver"
+
+
+def test_an_output_directory_in_use_is_refused(tmp_path):
+    """A second run on an output directory another run holds stops at once: one line, exit 2."""
+    from referee.tournament import claim
+
+    path = many(tmp_path, seeds=1, n=3)
+    out = tmp_path / "o"
+    with claim(out):  # the first run, in this process
+        second = referee("tournament", str(path), "--out", str(out))
+    assert second.returncode == 2, second.stderr
+    lines = second.stderr.strip().splitlines()
+    assert len(lines) == 1 and "in use by another run" in lines[0] and f"pid {os.getpid()}" in lines[0], lines
+    assert not (out / "journal.jsonl").exists()
+    assert referee("tournament", str(path), "--out", str(out)).returncode == 0, "released when the run ends"
+
+
+def test_a_match_journaled_twice_counts_once(tmp_path):
+    path = many(tmp_path, seeds=1, n=3)
+    out = tmp_path / "o"
+    assert referee("tournament", str(path), "--out", str(out)).returncode == 0
+    journal = out / "journal.jsonl"
+    _, records = read_journal(journal)
+    twice = {**records[0], "ranks": list(reversed(records[0]["ranks"])), "scores": [0] * len(records[0]["seats"])}
+    with open(journal, "a") as f:
+        f.write(json.dumps(twice) + "\n")
+    assert read_journal(journal)[1] == records, "the first record of an index wins"
+    again = referee("standings", str(journal), "--out", str(tmp_path / "again"))
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "again" / "standings.json").read_text() == (out / "standings.json").read_text()
