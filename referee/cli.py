@@ -29,15 +29,21 @@ _state: dict[str, object] = {"plugins_dir": None}
 @app.callback()
 def _main(
     plugins_dir: Annotated[
-        Optional[Path],
+        Optional[str],
         typer.Option(
             "--plugins-dir",
             envvar="REFEREE_PLUGINS_DIR",
+            metavar="<path>",
             help="Also load every .py file in this directory as a plugin.",
         ),
     ] = None,
 ) -> None:
     """Referee and match runner for card-game bots."""
+    if plugins_dir is not None and not plugins_dir.strip():
+        # Path("") is ".": an empty value (an unset shell variable) must not load the files of
+        # the current directory, which may be the bots being judged.
+        typer.echo("error: --plugins-dir is empty (REFEREE_PLUGINS_DIR too, if set): give a directory", err=True)
+        raise typer.Exit(2)
     _state["plugins_dir"] = plugins_dir
 
 
@@ -447,11 +453,16 @@ def _load_plugin_commands() -> None:
 
     plugins_dir = os.environ.get("REFEREE_PLUGINS_DIR") or None
     argv = sys.argv[1:]
-    for i, arg in enumerate(argv):  # the global option, before typer has parsed anything
-        if arg == "--plugins-dir" and i + 1 < len(argv):
-            plugins_dir = argv[i + 1]
-        elif arg.startswith("--plugins-dir="):
-            plugins_dir = arg.split("=", 1)[1]
+    i = 0
+    while i < len(argv):  # the global option, before typer has parsed anything
+        if argv[i] == "--plugins-dir" and i + 1 < len(argv):
+            plugins_dir, i = argv[i + 1], i + 2
+        elif argv[i].startswith("--plugins-dir="):
+            plugins_dir, i = argv[i].split("=", 1)[1], i + 1
+        else:
+            break  # the command: what follows is its own (a bot's arguments after -- too)
+    if plugins_dir is not None and not plugins_dir.strip():
+        return  # refused by the option's own check
     try:
         pm = _plugin_manager(plugins_dir)
     except RefereeError:  # reported, once, by the command that needs plugins

@@ -139,6 +139,21 @@ def test_plugins_can_add_commands(tmp_path):
     assert proc.stdout.strip() == "hello bots"
 
 
+def test_an_empty_plugins_dir_or_one_after_the_command_loads_nothing(tmp_path):
+    # Path("") is "."; and a bot's own arguments (after --) are not referee options. Either way
+    # the files of the current directory (maybe the bots being judged) must not run in-process.
+    marker = tmp_path / "ran"
+    (tmp_path / "innocent_bot.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
+    for args in (["--plugins-dir", "", "games"], ["--plugins-dir=", "games"]):
+        proc = referee(*args, cwd=tmp_path)
+        assert proc.returncode == 2 and "--plugins-dir is empty" in proc.stderr, proc.stderr
+    proc = referee("validate", "maumau", "--seeds", "1", "--", sys.executable, str(ROOT / "bots/python/random_bot.py"),
+                   "--plugins-dir", ".", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists()
+    assert referee("--plugins-dir", ".", "games", cwd=tmp_path).returncode == 0 and marker.exists()  # asked for
+
+
 @pytest.mark.parametrize("game, players, expect", [
     ("presidente", ["presidente-greedy", "random", "random", BOT], ["place 1", "Deals"]),
     ("mayor", ["mayor-greedy", "random", "random", BOT], ["candidate", "Deals"]),
