@@ -209,9 +209,9 @@ def play(
     """Play one match and print the result; writes the replay and the bots' stderr logs."""
     from referee.config import parse_assignments, resolve_config
     from referee.errors import UsageError
-    from referee.match import make_players, seat_names
-    from referee.runner import Limits, match_id, run_match
+    from referee.match import seat_names
     from referee.plugins import build_registry
+    from referee.runner import Limits, match_id
 
     with _errors():
         pm = _plugin_manager()
@@ -228,24 +228,42 @@ def play(
         replay = out if out is not None else Path("matches") / f"{mid}.jsonl"
         if replay.exists() and replay.is_dir():
             raise UsageError(f"--out {str(replay)!r} is a directory")
-        replay.parent.mkdir(parents=True, exist_ok=True)
-        stem = replay.name.split(".")[0]
-        with ExitStack() as stack:
-            transcript = None
-            if log_protocol is not None:
-                try:
-                    transcript = stack.enter_context(open(log_protocol, "w", encoding="utf-8"))
-                except OSError as exc:
-                    raise UsageError(f"cannot write --log-protocol file: {exc}") from None
-            players = make_players(g, config, seed, seats, registry, limits, replay.parent, stem,
-                                   protocol_log=transcript)
-            console = _console()
-            console.print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False)
-            result = run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook)
+        try:
+            replay.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise UsageError(f"cannot write the replay {str(replay)!r}: {str(replay.parent)!r} is not a "
+                             "directory") from None
+        except OSError as exc:
+            raise UsageError(f"cannot write the replay {str(replay)!r}: {exc.strerror or exc}") from None
+        # the bots' logs: <replay stem>.seat<N>.log ("m.2024-01-01.jsonl.gz" -> "m.2024-01-01")
+        stem = Path(replay.name.removesuffix(".gz")).stem or replay.name
+        try:
+            result = _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm)
+        except OSError as exc:  # the replay or the protocol log cannot be written (a full disk...)
+            raise UsageError(f"cannot write {exc.filename or str(replay)!r}: {exc.strerror or exc}") from None
+        console = _console()
         _print_result(console, result)
         console.print(f"replay: {replay}", highlight=False, markup=False)
         if log_protocol is not None:
             console.print(f"protocol log: {log_protocol}", highlight=False, markup=False)
+
+
+def _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm):
+    """`play`'s match: the players made, the protocol log open for its length."""
+    from referee.errors import UsageError
+    from referee.match import make_players
+    from referee.runner import run_match
+
+    with ExitStack() as stack:
+        transcript = None
+        if log_protocol is not None:
+            try:
+                transcript = stack.enter_context(open(log_protocol, "w", encoding="utf-8"))
+            except OSError as exc:
+                raise UsageError(f"cannot write --log-protocol file: {exc}") from None
+        players = make_players(g, config, seed, seats, registry, limits, replay.parent, stem, protocol_log=transcript)
+        _console().print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False)
+        return run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook)
 
 
 @app.command()
@@ -411,7 +429,7 @@ def _print_result(console, result) -> None:
         deals = Table(title="Deals")
         deals.add_column("deal", justify="right")
         for p in result.header["players"]:
-            deals.add_column(p["name"], justify="right")
+            deals.add_column(Text(p["name"]), justify="right")
         for d in result.deals:
             extra = ""
             if "won" in d:  # Mayor: the candidate's result

@@ -63,7 +63,10 @@ def seat_names(specs: list[str], registry: Registry) -> list[Seat]:
             seats.append(Seat(spec, "strategy", spec))
         else:
             argv = parse_command(spec)
-            script = next((a for a in reversed(argv) if not a.startswith("-")), argv[0])
+            # the bot's own file ("python3 bot.py --level 2" is bot.py), else the last word that is
+            # no option ("python3 -m mybot" is mybot)
+            script = next((a for a in argv[1:] if not a.startswith("-") and Path(a).is_file()), None) or next(
+                (a for a in reversed(argv) if not a.startswith("-")), argv[0])
             seats.append(Seat(Path(script).name, "command", spec))
     counts: dict[str, int] = {}
     for s in seats:

@@ -93,6 +93,24 @@ def test_a_bots_text_is_printed_as_it_is_never_read_as_markup(tmp_path):
     assert "[/]x[bold]" in proc.stdout and "'[/]'" in proc.stdout
 
 
+@pytest.mark.parametrize("where, message", [("file/m.jsonl", "is not a directory"),
+                                            ("/dev/full", "No space left on device")])
+def test_play_to_an_unwritable_replay_is_one_line_and_exit_2(tmp_path, where, message):
+    (tmp_path / "file").write_text("")
+    out = where if where.startswith("/") else str(tmp_path / where)
+    proc = referee("play", "maumau", "-p", "random", "-p", BOT, "--out", out)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert message in proc.stderr.strip().splitlines()[-1]
+
+
+def test_play_keeps_each_replays_bot_logs_apart(tmp_path):
+    # <replay stem>.seat<N>.log: the whole stem, so two dated replays don't share one log
+    for day in ("01", "02"):
+        assert referee("play", "maumau", "-p", "random", "-p", BOT, "--seed", "1",
+                       "--out", str(tmp_path / f"m.2024-01-{day}.jsonl.gz")).returncode == 0
+    assert sorted(p.name for p in tmp_path.glob("*.log")) == ["m.2024-01-01.seat1.log", "m.2024-01-02.seat1.log"]
+
+
 def test_play_twice_gives_identical_replays_apart_from_ms(tmp_path):
     def strip(path):
         recs = [json.loads(line) for line in path.read_text().splitlines()]
