@@ -5,7 +5,8 @@ a `concurrent.futures.Executor` and tells the driver what it needs to know about
 
 - `local`: the default worker processes, a `ProcessPoolExecutor` (forkserver) whose initializer
   loads the plugins once per worker. Workers share the driver's file system: they write the
-  replays into the output directory themselves.
+  replays into the output directory themselves. A worker killed outright breaks the whole pool
+  (every task in it fails with `BrokenProcessPool`): `broken` says so, `restart` starts a new one.
 - `dask`: a `distributed.Client` used through `client.get_executor()`, connected to a scheduler
   (`tcp://HOST:8786`) or, without an address, to a `LocalCluster` started for the run (worker
   processes, one thread each). Tasks are retried on failure (`retries=RETRIES`) and rescheduled
@@ -26,6 +27,7 @@ import signal
 import threading
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
 
@@ -72,6 +74,15 @@ class Backend:
         """The error to raise when a task failed for good (the executor's own, by default)."""
         return exc
 
+    def broken(self, exc: BaseException) -> bool:
+        """Whether a task failed because a worker died under it, breaking the executor: then
+        `restart` gives a working one, and the lost tasks can run again."""
+        return False
+
+    def restart(self) -> None:
+        """Replace a broken executor (see `broken`) by a new one."""
+        raise NotImplementedError
+
     def close(self) -> None:
         """Shut down after every task finished."""
         self.executor.shutdown(wait=True)
@@ -87,9 +98,21 @@ class LocalBackend(Backend):
     def __init__(self, workers: int, initializer: Callable[..., None] | None = None,
                  initargs: tuple[Any, ...] = ()) -> None:
         ctx = multiprocessing.get_context("forkserver")
-        pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=initializer,
-                                      initargs=initargs)
-        super().__init__(pool, f"{workers} worker process{'es' if workers != 1 else ''}")
+
+        def pool() -> cf.ProcessPoolExecutor:
+            return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=initializer,
+                                          initargs=initargs)
+
+        self._pool = pool
+        super().__init__(pool(), f"{workers} worker process{'es' if workers != 1 else ''}")
+
+    def broken(self, exc: BaseException) -> bool:
+        return isinstance(exc, BrokenProcessPool)
+
+    def restart(self) -> None:
+        """Wait for the broken pool's workers to end (it terminates them), then start new ones."""
+        self.executor.shutdown(wait=True)
+        self.executor = self._pool()
 
     def stop(self) -> None:
         """Stop every worker so that each kills its own bots (SIGTERM runs their cleanup)."""

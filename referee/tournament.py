@@ -5,8 +5,11 @@ tournament and a fingerprint of its schedule, then one JSON line per finished ma
 fsynced, so a killed run loses only the matches in flight. `--resume` skips what the journal holds.
 
 Where matches run is the executor seam's business (referee/executors.py): one task = one match,
-played by `play` (local worker processes) or `play_task` (Dask workers, possibly on other
+played by `play_local` (local worker processes) or `play_task` (Dask workers, possibly on other
 machines), which returns the journal record; the driver appends each schedule index only once.
+A local worker killed outright (in plain mode a bot can SIGKILL it) breaks the pool: the matches
+in flight are played again in a new one, unless the killed worker's match (see `InFlight`) had
+already killed one.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import fcntl
 import hashlib
 import itertools
 import json
+import multiprocessing
 import os
 import select
 import shutil
@@ -24,6 +28,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, replace
@@ -31,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from referee import executors
-from referee.errors import UsageError
+from referee.errors import RefereeError, UsageError
 from referee.limits import spin_us
 from referee.runner import Limits, Seat
 from referee.tournament_config import Entrant, MatchSpec, TournamentConfig
@@ -67,21 +72,64 @@ class _Terminated(BaseException):
     """Raised in a worker on SIGTERM, so the match's finally blocks kill its bots."""
 
 
+class InFlight:
+    """The match each local worker is playing, in memory the driver shares with its workers.
+
+    A worker notes a match's schedule index as it starts it and clears it once the match has
+    stopped, even when stopped by SIGTERM. So once every worker of a broken pool has ended, an
+    index still noted is that of a match whose worker was killed outright (SIGKILL, OOM).
+    """
+
+    def __init__(self, workers: int) -> None:
+        # per worker: its pid, and 1 + the index of the match it plays (0: none)
+        self._slots = multiprocessing.get_context("forkserver").Array("q", 2 * workers)
+        self._mine: int | None = None
+
+    def start(self, index: int) -> None:
+        """In a worker: it plays match `index` (its slot is taken at its first match)."""
+        slots = self._slots
+        if self._mine is None:
+            with slots.get_lock():
+                self._mine = next(k for k in range(0, len(slots), 2) if slots[k] == 0)
+                slots[self._mine] = os.getpid()
+        slots[self._mine + 1] = index + 1
+
+    def stop(self) -> None:
+        """In a worker: its match has stopped."""
+        if self._mine is not None:
+            self._slots[self._mine + 1] = 0
+
+    def left(self) -> list[int]:
+        """In the driver, once every worker has ended: the matches whose worker was killed."""
+        return [v - 1 for v in self._slots[1::2] if v]
+
+    def clear(self) -> None:
+        """In the driver, before new workers start: every slot free."""
+        self._slots[:] = [0] * len(self._slots)
+
+
 _idle = threading.Event()  # set while this worker plays no match (see play_local)
 _idle.set()
 
 
+_in_flight: InFlight | None = None  # where this worker notes the match it plays
+
+
 def _on_term(signum, frame):
     if _idle.is_set():
-        raise SystemExit(1)  # between matches: nothing to clean up, no traceback
+        # between matches: nothing to clean up; exit at once (no traceback, and no waiting for a
+        # lock on the pool's queues that a worker killed outright may have left held)
+        os._exit(1)
     raise _Terminated()
 
 
-def _worker_init(plugins_dir: str | None, driver: int | None = None) -> None:
+def _worker_init(plugins_dir: str | None, driver: int | None = None, in_flight: InFlight | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides what Ctrl-C means
     signal.signal(signal.SIGTERM, _on_term)
     if driver is not None:
         _exit_with(driver)
+    global _in_flight
+    _in_flight = in_flight
     global _registry
     from referee.plugins import load_registry
 
@@ -233,8 +281,12 @@ def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, ou
     worker killed outright (SIGKILL, OOM) takes its bots with it."""
     _idle.clear()
     try:
+        if _in_flight is not None:
+            _in_flight.start(spec.index)
         return play(spec, entrants, limits, out_dir, None, True)
     finally:
+        if _in_flight is not None:
+            _in_flight.stop()
         _idle.set()
 
 
@@ -396,11 +448,12 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
     # Absolute working directories: a worker may run in another directory, or on another machine
     # where the same paths hold the same bots.
     entrants = {name: replace(e, cwd=os.path.abspath(e.cwd)) if e.cwd else e for name, e in config.entrants.items()}
+    workers = min(config.concurrency, len(todo))
+    in_flight = InFlight(workers) if config.executor == "local" else None
     # The journal is opened once the backend is up: a scheduler that cannot be reached leaves no
     # journal behind (which would ask for --resume next time).
-    with executors.open_backend(config.executor, min(config.concurrency, len(todo)),
-                                scheduler=config.scheduler, shared_out=config.shared_out,
-                                initializer=_worker_init, initargs=(plugins_dir, os.getpid())) as backend:
+    with executors.open_backend(config.executor, workers, scheduler=config.scheduler, shared_out=config.shared_out,
+                                initializer=_worker_init, initargs=(plugins_dir, os.getpid(), in_flight)) as backend:
         journal = Journal(config.out / JOURNAL, head)
         try:
             if on_start is not None:
@@ -417,37 +470,82 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
             # A bounded window of matches in flight, not every match submitted at once: the
             # futures held do not grow with the schedule, and Ctrl-C has little to cancel.
             window = max(8, 4 * config.concurrency)
-            queue = iter(todo)
-            pending = {}
+            queue: Iterator[MatchSpec] = iter(todo)
+            pending: dict[cf.Future, MatchSpec] = {}
+            kills: Counter[int | None] = Counter()  # workers killed, per match played (None: none)
+
+            def launch(spec: MatchSpec) -> None:
+                try:
+                    future = submit(spec)
+                except Exception as exc:  # the pool broke since the last wait
+                    if not backend.broken(exc):
+                        raise
+                    future = cf.Future()
+                    future.set_exception(exc)
+                pending[future] = spec
+
+            def settle(future: cf.Future) -> MatchSpec | None:
+                """Journal a finished match; the match instead if a worker died under it."""
+                spec = pending.pop(future)  # drop our reference: the result may hold a replay
+                try:
+                    record = future.result()
+                except Exception as exc:
+                    if backend.broken(exc):
+                        return spec
+                    err = backend.failure(exc, spec.key)
+                    if err is exc:
+                        raise
+                    raise err from exc
+                files = record.pop(FILES, None)
+                if record["index"] in journaled:
+                    return None  # a match is journaled once, whatever ran it twice
+                if files:
+                    _write_files(out, files)
+                journal.append(record)
+                journaled.add(record["index"])
+                if keep:
+                    records.append(record)
+                if on_result is not None:
+                    on_result(record)
+                return None
+
             while True:
                 for spec in itertools.islice(queue, window - len(pending)):
-                    pending[submit(spec)] = spec
+                    launch(spec)
                 if not pending:
                     break
                 done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-                for future in done:
-                    spec = pending.pop(future)  # drop our reference: the result may hold a replay
-                    try:
-                        record = future.result()
-                    except Exception as exc:
-                        err = backend.failure(exc, spec.key)
-                        if err is exc:
-                            raise
-                        raise err from exc
-                    files = record.pop(FILES, None)
-                    if record["index"] in journaled:
-                        continue  # a match is journaled once, whatever ran it twice
-                    if files:
-                        _write_files(out, files)
-                    journal.append(record)
-                    journaled.add(record["index"])
-                    if keep:
-                        records.append(record)
-                    if on_result is not None:
-                        on_result(record)
+                lost = [spec for spec in map(settle, done) if spec is not None]
+                if not lost:
+                    continue
+                # A worker was killed outright: every match in its pool fails with it (the other
+                # workers stop theirs, killing their bots). Play them all again in a new pool,
+                # unless the match the killed worker played had killed one before.
+                lost += [spec for spec in map(settle, cf.wait(list(pending))[0]) if spec is not None]
+                backend.restart()  # returns once every old worker has ended
+                blamed: list[int | None] = [None]  # None: killed between matches, none to blame
+                if in_flight is not None:
+                    blamed = in_flight.left() or blamed
+                    in_flight.clear()
+                kills.update(blamed)
+                again = {k for k in blamed if kills[k] > 1}
+                if again:
+                    raise _killed_twice([s for s in lost if s.index in again] or lost)
+                queue = itertools.chain(sorted(lost, key=lambda s: s.index), queue)
         finally:
             journal.close()
     return sorted(records, key=lambda r: r["index"]) if keep else []
+
+
+def _killed_twice(matches: list[MatchSpec]) -> RefereeError:
+    """The error that ends a run when the same match was in flight in two worker processes that
+    were killed outright (or twice no match was, then naming the matches in flight)."""
+    which = ", ".join(m.key for m in matches)
+    return RefereeError(
+        f"a worker process was killed outright, twice, with {'match' if len(matches) == 1 else 'matches'} "
+        f"{which} in flight: by a bot (in plain mode a bot can signal the referee: run untrusted bots "
+        "with --sandbox bwrap, where they cannot) or by the OOM killer; the journal keeps every "
+        "finished match, and --resume plays the rest")
 
 
 def _write_files(out: Path, files: dict[str, bytes]) -> None:

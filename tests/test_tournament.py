@@ -417,3 +417,57 @@ def test_a_match_journaled_twice_counts_once(tmp_path):
     again = referee("standings", str(journal), "--out", str(tmp_path / "again"))
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "again" / "standings.json").read_text() == (out / "standings.json").read_text()
+
+
+def killer_tournament(tmp_path, once=None):
+    """Random and first, and a bot that SIGKILLs its worker on its 2nd act (only once in all,
+    with `once`: the file it creates as it does)."""
+    env = f'env = {{ WORKER_KILLER_ONCE = "{once}" }}' if once else ""
+    return write(tmp_path, f"""
+seed = 1
+seeds = 3
+concurrency = 2
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "first"
+[[entrants]]
+name = "killer"
+command = "{sys.executable} {ROOT / 'tests' / 'bots' / 'worker_killer.py'}"
+{env}
+[[games]]
+game = "maumau"
+players = 2
+""")
+
+
+def test_a_worker_killed_by_a_bot_is_replaced_and_its_matches_played_again(tmp_path):
+    once = tmp_path / "killed-once"
+    path = killer_tournament(tmp_path, once)
+    proc = referee("tournament", str(path), "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0, proc.stderr
+    assert once.exists(), "the bot killed its worker"
+    assert "Traceback" not in proc.stderr
+    total = len(load_tournament(path, REGISTRY).matches())
+    lines = [json.loads(line) for line in (tmp_path / "o" / "journal.jsonl").read_text().splitlines()]
+    assert sorted(r["index"] for r in lines if r["type"] == "match") == list(range(total)), "every match once"
+
+
+def test_a_match_that_kills_its_worker_twice_ends_the_run_with_one_line(tmp_path):
+    path = killer_tournament(tmp_path)
+    out = tmp_path / "o"
+    run = f"{os.getpid()}-{time.monotonic_ns()}"
+    proc = subprocess.run([sys.executable, "-m", "referee", "tournament", str(path), "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, RUN_VAR: run})
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "killed outright" in lines[0] and "--sandbox bwrap" in lines[0] and "--resume" in lines[0]
+    keys = {m.key: m for m in load_tournament(path, REGISTRY).matches()}
+    named = [key for key in keys if f" {key} " in lines[0] or f" {key}," in lines[0]]
+    assert named and all("killer" in keys[key].seats for key in named), lines[0]
+    assert all(json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines())
+    deadline = time.monotonic() + 10  # multiprocessing's helpers end just after the driver
+    while time.monotonic() < deadline and started_by(run):
+        time.sleep(0.05)
+    assert started_by(run) == {}, "no worker or bot is left"
