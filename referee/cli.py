@@ -241,6 +241,9 @@ def play(
             result = _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm)
         except OSError as exc:  # the replay or the protocol log cannot be written (a full disk...)
             raise UsageError(f"cannot write {exc.filename or str(replay)!r}: {exc.strerror or exc}") from None
+        except KeyboardInterrupt:  # the bots are gone (run_match closes them); the replay is cut short
+            typer.echo(f"interrupted: {replay} holds the moves played so far, without a result", err=True)
+            raise typer.Exit(130) from None
         console = _console()
         _print_result(console, result)
         console.print(f"replay: {replay}", highlight=False, markup=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -57,6 +58,11 @@ def validate(
             raise UsageError("validate needs the bot's command after --, e.g. referee validate maumau -- "
                              "python3 mybot.py")
         argv = parse_command(" ".join(_quote(a) for a in command))
+        if json_out not in (None, "-"):  # refused now, not after the whole battery
+            target = Path(json_out)
+            if target.is_dir() or not target.parent.is_dir() or not os.access(target.parent, os.W_OK):
+                raise UsageError(f"cannot write --json file {json_out!r}: "
+                                 + ("it is a directory" if target.is_dir() else "its directory is missing or not writable"))
         limits = Limits(move_ms=move_ms, start_ms=start_ms, sandbox=sandbox, memory_mb=memory_mb, cpu_s=cpu_s)
         cases = battery(g, registry, seeds, seed)
         err = Console(stderr=True)
@@ -76,8 +82,16 @@ def validate(
                 progress.update(task, completed=done,
                                 failed=progress.tasks[0].fields["failed"] + (1 if faulted else 0))
 
-            report = run_validation(g, registry, argv, limits, seeds=seeds, base_seed=seed,
-                                    max_failed=max_failed, on_match=on_match, cases=cases)
+            try:
+                report = run_validation(g, registry, argv, limits, seeds=seeds, base_seed=seed,
+                                        max_failed=max_failed, on_match=on_match, cases=cases)
+            except KeyboardInterrupt:
+                progress.stop()
+                typer.echo(f"interrupted after {progress.tasks[0].completed} of {len(cases)} matches: no report",
+                           err=True)
+                raise typer.Exit(130) from None
+        if not to_stdout:
+            print_report(console, report)  # first: a --json file that fails to write loses nothing
         if json_out is not None:
             text = json.dumps(report, indent=2, ensure_ascii=True) + "\n"
             if to_stdout:
@@ -87,9 +101,6 @@ def validate(
                     Path(json_out).write_text(text, encoding="utf-8")
                 except OSError as exc:
                     raise UsageError(f"cannot write --json file: {exc}") from None
-        if not to_stdout:
-            print_report(console, report)
-            if json_out is not None:
                 console.print(f"report: {json_out}", highlight=False, markup=False)
     raise typer.Exit(0 if report["passed"] else 1)
 

@@ -111,6 +111,31 @@ def test_play_keeps_each_replays_bot_logs_apart(tmp_path):
     assert sorted(p.name for p in tmp_path.glob("*.log")) == ["m.2024-01-01.seat1.log", "m.2024-01-02.seat1.log"]
 
 
+def test_ctrl_c_during_play_says_what_the_replay_holds(tmp_path):
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "long.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "play", "mayor", "-p", BOT, "-p", "random", "-p", "random",
+                             "-p", "random", "--set", "deals=1000", "--out", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not out.exists() or out.read_text().count('"type":"move"') < 20):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert err.strip() == f"interrupted: {out} holds the moves played so far, without a result"
+    assert out.read_text().count('"type":"move"') >= 20
+
+
+def test_validate_refuses_a_json_path_it_cannot_write_before_playing(tmp_path):
+    proc = referee("validate", "maumau", "--json", str(tmp_path), "--", *BOT.split())
+    assert proc.returncode == 2 and proc.stderr.strip().endswith("it is a directory"), proc.stderr
+    assert "matches played" not in proc.stdout
+
+
 def test_play_twice_gives_identical_replays_apart_from_ms(tmp_path):
     def strip(path):
         recs = [json.loads(line) for line in path.read_text().splitlines()]
