@@ -5,9 +5,13 @@ Every error names the file, the key and what was expected (documented in docs/to
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import itertools
+import json
+import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +23,23 @@ from referee.executors import EXECUTORS
 from referee.plugins import Registry
 
 SCHEDULES = ("round-robin", "gauntlet")
+
+# The largest value of each integer [limits] key (and of an entrant's move_ms / start_ms): past
+# these a limit is a typo, not a wish, and a deadline of weeks overflows the poll timeout deep in
+# a run. The CLI's limit options may use the same caps.
+MAX_MS = 86_400_000  # move_ms, start_ms, grace_ms, total_ms: one day
+MAX_FAULT_COUNT = 1_000_000  # max_faults
+MAX_CPU_S = 604_800  # cpu_s: one week
+MAX_MEMORY_MB = 1 << 20  # memory_mb: 1 TiB
+MAX_FSIZE_MB = 1 << 20  # fsize_mb: 1 TiB
+MAX_NOFILE = 1 << 20  # nofile: Linux's default ceiling (fs.nr_open)
+MAX_SPIN_US = 1_000_000  # spin_us: one second
+LIMIT_MAX = {"move_ms": MAX_MS, "start_ms": MAX_MS, "max_faults": MAX_FAULT_COUNT, "grace_ms": MAX_MS,
+             "total_ms": MAX_MS, "cpu_s": MAX_CPU_S, "memory_mb": MAX_MEMORY_MB, "fsize_mb": MAX_FSIZE_MB,
+             "nofile": MAX_NOFILE, "spin_us": MAX_SPIN_US}
+
+# The most matches a tournament may schedule: `matches()` holds the whole schedule in memory.
+MAX_MATCHES = 1_000_000
 SCRIPT_SUFFIXES = {".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".php"}
 
 
@@ -122,7 +143,7 @@ class _Reader:
         self.path = path
 
     def fail(self, key: str, expected: str, got: Any = None) -> ConfigError:
-        suffix = "" if got is None else f", got {got!r}"
+        suffix = "" if got is None else f", got {_toml(got)}"
         return ConfigError(f"{self.path}: {key}: expected {expected}{suffix}")
 
     def get(self, table: dict, key: str, where: str, kind, default: Any = ..., expected: str = "") -> Any:
@@ -136,11 +157,44 @@ class _Reader:
             raise self.fail(full, expected or _type_name(kind), value)
         return value
 
+    def get_list(self, table: dict, key: str, where: str, kind, expected: str, default: Any = ...) -> Any:
+        """An array of `kind` values (`expected` describes one of them)."""
+        value = self.get(table, key, where, list, default=default, expected=f"an array of {_type_name(kind)}s")
+        if value is not default:
+            for j, item in enumerate(value):
+                if kind is int and isinstance(item, bool) or not isinstance(item, kind):
+                    raise self.fail(f"{where}.{key}[{j}]" if where else f"{key}[{j}]", expected, item)
+        return value
+
 
 def _type_name(kind) -> str:
     return {int: "an integer", str: "a string", bool: "true or false", dict: "a table", list: "an array"}.get(
         kind, getattr(kind, "__name__", str(kind))
     )
+
+
+def _toml(value: Any, width: int = 120) -> str:
+    """A value as the user wrote it in TOML (one line, cut at `width`), for error messages."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)  # a TOML basic string
+    elif isinstance(value, float) and not math.isfinite(value):
+        text = "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
+    elif isinstance(value, (datetime.date, datetime.time)):  # a datetime is a date too
+        text = value.isoformat()
+    elif isinstance(value, list):
+        text = "[" + ", ".join(_toml(v, width) for v in value) + "]"
+    elif isinstance(value, dict):
+        items = ", ".join(f"{k if _BARE_KEY.fullmatch(k) else json.dumps(k, ensure_ascii=False)} = {_toml(v, width)}"
+                          for k, v in value.items())
+        text = "{ " + items + " }" if items else "{}"
+    else:
+        text = str(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.PathLike | None = None,
@@ -160,6 +214,11 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
         raise UsageError(f"tournament file {str(path)!r} does not exist") from None
     except IsADirectoryError:
         raise UsageError(f"tournament file {str(path)!r} is a directory") from None
+    except OSError as exc:
+        raise UsageError(f"tournament file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
+                          f"at offset {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     r = _Reader(path)
@@ -188,7 +247,11 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
 
     entrants = _entrants(r, data, registry)
     default_schedule = r.get(data, "schedule", "", str, default="round-robin")
+    if default_schedule not in SCHEDULES:
+        raise r.fail("schedule", " or ".join(repr(s) for s in SCHEDULES), default_schedule)
     default_seeds = r.get(data, "seeds", "", int, default=1)
+    if default_seeds < 1:
+        raise r.fail("seeds", "at least 1", default_seeds)
     default_duplicate = r.get(data, "duplicate", "", bool, default=False)
     default_focus = r.get(data, "focus", "", str, default=None)
 
@@ -196,6 +259,7 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
     if not raw_games:
         raise r.fail("games", "at least one [[games]] table")
     games = []
+    counts = []  # (matches, how they come about) per game entry
     for i, g in enumerate(raw_games):
         where = f"games[{i}]"
         if not isinstance(g, dict):
@@ -227,26 +291,37 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
         if seeds < 1:
             raise r.fail(f"{where}.seeds", "at least 1", seeds)
         duplicate = r.get(g, "duplicate", where, bool, default=default_duplicate)
-        listed = r.get(g, "entrants", where, list, default=None)
+        listed = r.get_list(g, "entrants", where, str, "the name of an [[entrants]] table", default=None)
         if listed is None:
             names = tuple(e.name for e in entrants.values() if e.games is None or game_name in e.games)
         else:
+            seen: set[str] = set()
             for j, n in enumerate(listed):
                 if n not in entrants:
                     raise r.fail(f"{where}.entrants[{j}]", "the name of an [[entrants]] table", n)
                 if entrants[n].games is not None and game_name not in entrants[n].games:
                     raise r.fail(f"{where}.entrants[{j}]", f"an entrant that plays {game_name}", n)
+                if n in seen:
+                    raise r.fail(f"{where}.entrants[{j}]", "an entrant not listed before (one seat each)", n)
+                seen.add(n)
             names = tuple(listed)
         focus = r.get(g, "focus", where, str, default=default_focus)
         if schedule == "gauntlet":
             if focus is None:
                 raise r.fail(f"{where}.focus", "the entrant a gauntlet is run for (missing)")
             if focus not in names:
-                raise r.fail(f"{where}.focus", f"one of the entrants playing {game_name}", focus)
+                raise r.fail(f"{where}.focus" if "focus" in g else "focus",
+                             f"one of the entrants playing {game_name} ({where})", focus)
         if len(names) < players:
             raise r.fail(f"{where}.players", f"no more than the {len(names)} entrants that play {game_name}",
                          players)
         games.append(GameEntry(game_name, config, players, schedule, focus, seeds, duplicate, names))
+        counts.append(_count(games[-1], where, g))
+    total = sum(n for n, _ in counts)
+    if total > MAX_MATCHES:
+        i = max(range(len(counts)), key=lambda k: counts[k][0])
+        raise ConfigError(f"{path}: games[{i}]: expected at most {MAX_MATCHES:,} matches in all, got {total:,}: "
+                          f"{counts[i][1]}")
     return TournamentConfig(path, name, seed, tuple(games), entrants, move_ms, start_ms, max_faults,
                             concurrency, out_dir, executor, scheduler, shared_out, _bot_limits(r, limits))
 
@@ -256,7 +331,7 @@ BOT_LIMITS = ("sandbox", "grace_ms", "total_ms", "cpu_s", "memory_mb", "fsize_mb
 
 def _bot_limits(r: _Reader, limits: dict) -> dict[str, Any]:
     """The [limits] keys for hostile bots (docs/security.md), and spin_us: sandbox "none" or
-    "bwrap", the rest >= 0."""
+    "bwrap", the rest from 0 to their LIMIT_MAX."""
     out: dict[str, Any] = {}
     for key in BOT_LIMITS:
         if key == "sandbox" and key in limits:
@@ -267,6 +342,8 @@ def _bot_limits(r: _Reader, limits: dict) -> dict[str, Any]:
             out[key] = r.get(limits, key, "limits", int)
             if out[key] < 0:
                 raise r.fail(f"limits.{key}", "0 or more", out[key])
+            if out[key] > LIMIT_MAX[key]:
+                raise r.fail(f"limits.{key}", f"0 or more, at most {LIMIT_MAX[key]}", out[key])
     return out
 
 
@@ -295,10 +372,31 @@ def _executor(r: _Reader, data: dict, executor: str | None, scheduler: str | Non
     return executor, address or None, file_shared if shared_out is None else shared_out
 
 
-def _positive(r: _Reader, table: dict, key: str, where: str, default: int) -> int:
+def _count(entry: GameEntry, where: str, g: dict) -> tuple[int, str]:
+    """How many matches a game entry makes (tables x seeds x rotations, as `matches()` builds them,
+    without building them), and how, naming the keys the user wrote."""
+    n, k = len(entry.entrants), entry.players
+    if entry.schedule == "round-robin":
+        tables_n, how = math.comb(n, k), f"every {k} of {n} entrants"
+    else:
+        tables_n, how = math.comb(n - 1, k - 1), f"{entry.focus} with every {k - 1} of {n - 1} entrants"
+    rotations = k if entry.duplicate else 1
+    matches = tables_n * entry.seeds * rotations
+    seeds_key = f"{where}.seeds" if "seeds" in g else "seeds"
+    duplicate_key = f"{where}.duplicate" if "duplicate" in g else "duplicate"
+    how = (f"{where} ({entry.game}) makes {matches:,} ({tables_n:,} tables, {how}, x {entry.seeds} "
+           f"seed{'s' if entry.seeds != 1 else ''} x {rotations} rotation{'s' if rotations != 1 else ''}); lower "
+           f"{seeds_key} or {where}.players" + (f", set {duplicate_key} = false" if entry.duplicate else "")
+           + f" or list fewer entrants in {where}.entrants")
+    return matches, how
+
+
+def _positive(r: _Reader, table: dict, key: str, where: str, default: int | None) -> int:
     value = r.get(table, key, where, int, default=default)
     if value < 1:
         raise r.fail(f"{where}.{key}", "a positive integer", value)
+    if value > LIMIT_MAX[key]:
+        raise r.fail(f"{where}.{key}", f"a positive integer, at most {LIMIT_MAX[key]}", value)
     return value
 
 
@@ -320,7 +418,7 @@ def _entrants(r: _Reader, data: dict, registry: Registry) -> dict[str, Entrant]:
         name = r.get(e, "name", where, str, default=strategy if strategy is not None else ...)
         if name in entrants:
             raise r.fail(f"{where}.name", "a name no other entrant has", name)
-        games = r.get(e, "games", where, list, default=None)
+        games = r.get_list(e, "games", where, str, "a game name", default=None)
         if strategy is not None:
             if strategy not in registry.strategies:
                 known = ", ".join(sorted(registry.strategies))
@@ -340,7 +438,7 @@ def _entrants(r: _Reader, data: dict, registry: Registry) -> dict[str, Entrant]:
             try:
                 _check_command(command, base)
             except UsageError as exc:
-                raise r.fail(f"{where}.command", "a command that exists", f"{command} ({exc})") from None
+                raise r.fail(f"{where}.command", f"a command that exists ({exc})", command) from None
         env = r.get(e, "env", where, dict, default={})
         for k, v in env.items():
             if not isinstance(v, str):
