@@ -402,7 +402,12 @@ def _show_standings(console, records, out_dir: Path, name: str) -> None:
     console.print(st.rich_table(table["overall"], f"Standings: {name} (all games)", points=False))
     for game, rows in table["games"].items():
         console.print(st.rich_table(rows, f"{game}"))
-    paths = st.write_all(table, out_dir, name)
+    try:
+        paths = st.write_all(table, out_dir, name)
+    except OSError as exc:
+        from referee.errors import UsageError
+
+        raise UsageError(f"cannot write the standings into {str(out_dir)!r}: {exc.strerror or exc}") from None
     console.print("written: " + ", ".join(str(p) for p in paths), highlight=False, markup=False)
 
 

@@ -37,22 +37,59 @@ class Row:
 
 def read_journal(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """The journal's tournament line and its match records; a torn last line is ignored, and so
-    is a second record of the same schedule index (the first wins): a match counts once."""
+    is a second record of the same schedule index (the first wins): a match counts once.
+    Anything else that is no journal line is a UsageError naming the line."""
+    from referee.errors import UsageError
+
     head = None
     records: list[dict[str, Any]] = []
     seen: set[int] = set()
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not a journal: it is not UTF-8 text") from None
+    last = len(lines) - 1 if lines[-1] else len(lines) - 2  # the last line written
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            if number - 1 == last:
                 continue  # a line torn by a crash; it was never acknowledged
-            if rec.get("type") == "tournament":
-                head = rec
-            elif rec.get("type") == "match" and rec.get("index") not in seen:
-                seen.add(rec.get("index"))
+            raise UsageError(f"{path}, line {number}: not JSON: {line[:60]!r}") from None
+        if type(rec) is not dict:
+            raise UsageError(f"{path}, line {number}: not a journal record (a JSON object)")
+        if rec.get("type") == "tournament":
+            head = rec
+        elif rec.get("type") == "match":
+            problem = _match_problem(rec)
+            if problem:
+                raise UsageError(f"{path}, line {number}: a match record {problem}")
+            if rec["index"] not in seen:
+                seen.add(rec["index"])
                 records.append(rec)
     return head, records
+
+
+def _match_problem(rec: dict[str, Any]) -> str | None:
+    """What keeps a match record from being counted (None: nothing)."""
+    seats = rec.get("seats")
+    if type(rec.get("index")) is not int:
+        return "without an integer index"
+    if not isinstance(rec.get("game"), str):
+        return "without a game"
+    if not isinstance(seats, list) or not seats or not all(isinstance(name, str) for name in seats):
+        return "without its seats (a list of entrant names)"
+    for key in ("ranks", "scores", "faults"):
+        values = rec.get(key)
+        if (not isinstance(values, list) or len(values) != len(seats)
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)):
+            return f"whose {key} are not one number per seat"
+    if not isinstance(rec.get("disqualified"), list):
+        return "without its disqualified seats"
+    return None
 
 
 class Tally:
@@ -176,7 +213,10 @@ def rich_table(rows: list[Row], title: str, limit: int | None = None, points: bo
     from rich import box
     from rich.table import Table
 
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    from rich.text import Text
+
+    # names are the user's (a tournament file) or a journal's: shown as they are, never markup
+    table = Table(title=Text(title, style="italic"), box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     heads = ["#", "entrant", "played", "wins", "rank", "points", "faults", "DQ", "rating", "95% range"]
     if not points:
         heads.remove("points")
@@ -184,7 +224,7 @@ def rich_table(rows: list[Row], title: str, limit: int | None = None, points: bo
         table.add_column(col, justify="left" if col == "entrant" else "right", min_width=len(col),
                          no_wrap=col == "entrant")
     for i, r in enumerate(rows[:limit] if limit else rows, 1):
-        cells = [str(i), r.entrant, str(r.matches), str(r.wins), f"{r.mean_rank:.2f}", f"{r.total_points:g}",
+        cells = [str(i), Text(r.entrant), str(r.matches), str(r.wins), f"{r.mean_rank:.2f}", f"{r.total_points:g}",
                  str(r.faults), str(r.disqualified), f"{r.rating:.1f}", f"{r.low:.1f}..{r.high:.1f}"]
         if not points:
             del cells[5]

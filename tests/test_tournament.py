@@ -171,6 +171,41 @@ def test_standings_command_recomputes_from_the_journal(tmp_path):
         assert (tmp_path / "again" / f"standings.{ext}").stat().st_size > 0
 
 
+def test_standings_of_a_broken_journal_name_the_line_and_exit_2(tmp_path):
+    path = many(tmp_path, seeds=1, n=3)
+    assert referee("tournament", str(path), "--out", str(tmp_path / "o")).returncode == 0
+    lines = (tmp_path / "o" / "journal.jsonl").read_text().splitlines()
+    match = json.loads(lines[1])
+    cases = {
+        "binary": (b"\xff\xfe\x00garbage\n", "not UTF-8"),
+        "not an object": (("\n".join([lines[0], "[1, 2]"] + lines[1:]) + "\n").encode(), "line 2: not a journal record"),
+        "no index": (("\n".join(lines + [json.dumps({k: v for k, v in match.items() if k != "index"})]) + "\n").encode(),
+                     f"line {len(lines) + 1}: a match record without an integer index"),
+        "garbage mid-file": (("\n".join([lines[0], "{torn", *lines[1:]]) + "\n").encode(), "line 2: not JSON"),
+    }
+    for name, (data, message) in cases.items():
+        journal = tmp_path / f"{name}.jsonl"
+        journal.write_bytes(data)
+        proc = referee("standings", str(journal), "--out", str(tmp_path / "s"))
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, (name, proc.stderr)
+        assert message in proc.stderr, (name, proc.stderr)
+    torn = tmp_path / "torn.jsonl"  # a line cut by a crash at the very end is no error
+    torn.write_text("\n".join(lines) + "\n" + lines[-1][:20])
+    assert referee("standings", str(torn), "--out", str(tmp_path / "t")).returncode == 0
+
+
+def test_entrant_and_tournament_names_are_shown_as_written(tmp_path):
+    # rich would read "[/]" as markup (and crash); "bot [v2]" would lose its "[v2]"
+    text = ('name = "T [/]"\nseed = 1\nseeds = 1\n[[entrants]]\nname = "bot [v2]"\nstrategy = "random"\n'
+            '[[entrants]]\nname = "[/]"\nstrategy = "first"\n[[games]]\ngame = "maumau"\nplayers = 2\n'
+            'config = { target = 30 }\n')
+    proc = referee("tournament", str(write(tmp_path, text)), "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "bot [v2]" in proc.stdout and "T [/]" in proc.stdout
+    proc = referee("standings", str(tmp_path / "o" / "journal.jsonl"), "--out", str(tmp_path / "again"))
+    assert proc.returncode == 0 and "bot [v2]" in proc.stdout, proc.stderr
+
+
 BASE = """
 [[entrants]]
 strategy = "random"
