@@ -21,6 +21,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_show_locals=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 _state: dict[str, object] = {"plugins_dir": None}
@@ -183,13 +184,14 @@ def play(
         list[str],
         typer.Option(
             "--player", "-p",
+            metavar="SPEC",
             help="A seat, in seat order: a strategy name (see `referee strategies`) or a command line "
             "run as a subprocess bot. Repeat once per seat.",
         ),
     ],
     seed: Annotated[Optional[int], typer.Option(help="The match seed (default: a random one, printed).")] = None,
     set_: Annotated[
-        list[str], typer.Option("--set", help="A game option, KEY=VALUE (see `referee rules GAME`). Repeatable.")
+        list[str], typer.Option("--set", metavar="KEY=VALUE", help="A game option, KEY=VALUE (see `referee rules GAME`). Repeatable.")
     ] = [],
     move_ms: Annotated[int, typer.Option(min=1, help="Time limit per decision, in ms.")] = 1000,
     start_ms: Annotated[int, typer.Option(min=1, help="Time limit for a bot to answer hello, in ms.")] = 5000,

@@ -34,7 +34,7 @@ def validate(
         int, typer.Option(min=0, help="Stop after this many matches with a fault (0: play them all).")
     ] = 3,
     json_out: Annotated[
-        Optional[str], typer.Option("--json", help="Also write the report as JSON to this file ('-': stdout, "
+        Optional[str], typer.Option("--json", metavar="FILE", help="Also write the report as JSON to this file ('-': stdout, "
                                     "instead of the text report).")
     ] = None,
 ) -> None:

@@ -27,6 +27,12 @@ def test_listing_commands_work(command):
     assert proc.stdout.strip()
 
 
+def test_dash_h_is_help_and_repeated_options_say_what_one_value_is():
+    proc = referee("play", "-h")
+    assert proc.returncode == 0 and "-p, --player SPEC" in proc.stdout and "--set KEY=VALUE" in proc.stdout
+    assert referee("-h").returncode == 0
+
+
 def test_games_lists_every_builtin_game():
     out = referee("games").stdout
     for name in ("maumau", "presidente", "mayor"):
