@@ -14,6 +14,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from referee.limits import MAX_FAULT_COUNT, MAX_MS
+
 app = typer.Typer(
     name="referee",
     help="Referee and match runner for card-game bots: Mayor, Mau Mau, Presidente, and plugins.",
@@ -193,9 +195,9 @@ def play(
     set_: Annotated[
         list[str], typer.Option("--set", metavar="KEY=VALUE", help="A game option, KEY=VALUE (see `referee rules GAME`). Repeatable.")
     ] = [],
-    move_ms: Annotated[int, typer.Option(min=1, help="Time limit per decision, in ms.")] = 1000,
-    start_ms: Annotated[int, typer.Option(min=1, help="Time limit for a bot to answer hello, in ms.")] = 5000,
-    max_faults: Annotated[int, typer.Option(min=1, help="Faults before a bot is disqualified.")] = 1,
+    move_ms: Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time limit per decision, in ms.")] = 1000,
+    start_ms: Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time limit for a bot to answer hello, in ms.")] = 5000,
+    max_faults: Annotated[int, typer.Option(min=1, max=MAX_FAULT_COUNT, help="Faults before a bot is disqualified.")] = 1,
     out: Annotated[
         Optional[Path], typer.Option(help="Replay file to write (default: matches/<match id>.jsonl).")
     ] = None,

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from referee.cli import _console, _errors, _registry, app
+from referee.limits import MAX_CPU_S, MAX_MEMORY_MB, MAX_MS
 
 
 @app.command()
@@ -21,15 +22,16 @@ def validate(
     ],
     seeds: Annotated[int, typer.Option(min=1, help="Seeds per variant, table size and seat.")] = 1,
     seed: Annotated[int, typer.Option(help="The first seed.")] = 1,
-    move_ms: Annotated[int, typer.Option(min=1, help="Time limit per decision, in ms.")] = 1000,
-    start_ms: Annotated[int, typer.Option(min=1, help="Time limit for the bot to answer hello, in ms.")] = 5000,
+    move_ms: Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time limit per decision, in ms.")] = 1000,
+    start_ms: Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time limit for the bot to answer hello, "
+                                          "in ms.")] = 5000,
     sandbox: Annotated[
         str, typer.Option(help="'bwrap': run the bot in the bubblewrap sandbox (no network, read-only "
                           "filesystem, own PID namespace), which also catches escapes; 'none': plain limits.")
     ] = "none",
-    memory_mb: Annotated[int, typer.Option(min=0, help="Address space limit of the bot's processes, "
+    memory_mb: Annotated[int, typer.Option(min=0, max=MAX_MEMORY_MB, help="Address space limit of the bot's processes, "
                                            "in MB (0: none).")] = 2048,
-    cpu_s: Annotated[int, typer.Option(min=0, help="CPU seconds limit of each bot process (0: none).")] = 600,
+    cpu_s: Annotated[int, typer.Option(min=0, max=MAX_CPU_S, help="CPU seconds limit of each bot process (0: none).")] = 600,
     max_failed: Annotated[
         int, typer.Option(min=0, help="Stop after this many matches with a fault (0: play them all).")
     ] = 3,

@@ -20,23 +20,13 @@ from typing import Any
 from referee.config import resolve_config
 from referee.errors import ConfigError, UsageError
 from referee.executors import EXECUTORS
+from referee.limits import LIMIT_MAX
 from referee.plugins import Registry
 
 SCHEDULES = ("round-robin", "gauntlet")
 
-# The largest value of each integer [limits] key (and of an entrant's move_ms / start_ms): past
-# these a limit is a typo, not a wish, and a deadline of weeks overflows the poll timeout deep in
-# a run. The CLI's limit options may use the same caps.
-MAX_MS = 86_400_000  # move_ms, start_ms, grace_ms, total_ms: one day
-MAX_FAULT_COUNT = 1_000_000  # max_faults
-MAX_CPU_S = 604_800  # cpu_s: one week
-MAX_MEMORY_MB = 1 << 20  # memory_mb: 1 TiB
-MAX_FSIZE_MB = 1 << 20  # fsize_mb: 1 TiB
-MAX_NOFILE = 1 << 20  # nofile: Linux's default ceiling (fs.nr_open)
-MAX_SPIN_US = 1_000_000  # spin_us: one second
-LIMIT_MAX = {"move_ms": MAX_MS, "start_ms": MAX_MS, "max_faults": MAX_FAULT_COUNT, "grace_ms": MAX_MS,
-             "total_ms": MAX_MS, "cpu_s": MAX_CPU_S, "memory_mb": MAX_MEMORY_MB, "fsize_mb": MAX_FSIZE_MB,
-             "nofile": MAX_NOFILE, "spin_us": MAX_SPIN_US}
+# The largest value of each integer [limits] key (and of an entrant's move_ms / start_ms):
+# referee.limits.LIMIT_MAX, shared with the CLI's options.
 
 # The most matches a tournament may schedule: `matches()` holds the whole schedule in memory.
 MAX_MATCHES = 1_000_000

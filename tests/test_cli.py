@@ -142,6 +142,15 @@ def test_validate_refuses_a_json_path_it_cannot_write_before_playing(tmp_path):
     assert "matches played" not in proc.stdout
 
 
+@pytest.mark.parametrize("args", [["play", "maumau", "-p", "random", "-p", "random", "--move-ms", "2147483647"],
+                                  ["validate", "maumau", "--memory-mb", str(10**20), "--", *BOT.split()],
+                                  ["validate", "maumau", "--cpu-s", str(10**9), "--", *BOT.split()]])
+def test_limits_past_their_caps_are_usage_errors_not_the_bots_fault(args):
+    # past the caps a timeout overflows the poll, and prlimit refuses the limit (blamed on the bot)
+    proc = referee(*args)
+    assert proc.returncode == 2 and "less than or equal to" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_play_twice_gives_identical_replays_apart_from_ms(tmp_path):
     def strip(path):
         recs = [json.loads(line) for line in path.read_text().splitlines()]
