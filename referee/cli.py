@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import random
 import sys
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -348,7 +348,12 @@ def tournament(
             top = live_tally.table()
             return Group(progress, st.rich_table(top, "Top of the standings", limit=5, points=False))
 
-        with Live(view(), console=console, refresh_per_second=4, transient=False) as live:
+        # In a terminal a live bar and the top of the standings; elsewhere (a log, CI, nohup) a
+        # plain line now and then, since a live display is drawn there only at the end.
+        interactive = console.is_terminal
+        every = max(1, total // 20)
+        with Live(view(), console=console, refresh_per_second=4, transient=False) if interactive \
+                else nullcontext() as live:
 
             def on_result(record):
                 verifier.check(record)
@@ -356,19 +361,26 @@ def tournament(
                 finished["count"] += 1
                 progress.update(task, advance=1, faults=progress.tasks[0].fields["faults"] + sum(record["faults"]))
                 now = _time.monotonic()
-                if now - finished["at"] > 0.5 or finished["count"] == total:
+                count = finished["count"]
+                if interactive:
+                    if now - finished["at"] > 0.5 or count == total:
+                        finished["at"] = now
+                        live.update(view())
+                elif count % every == 0 or count == total or now - finished["at"] > 30:
                     finished["at"] = now
-                    live.update(view())
+                    console.print(f"{count} of {total} matches played, "
+                                  f"{progress.tasks[0].fields['faults']} faults", highlight=False)
 
             def on_start(backend):
                 if backend.kind != "local":
-                    live.console.print(f"matches run on {backend.description}", highlight=False, markup=False)
+                    console.print(f"matches run on {backend.description}", highlight=False, markup=False)
 
             try:
                 tour.run(config, resume=True, plugins_dir=_state["plugins_dir"], on_result=on_result,
                          on_start=on_start, keep=False)
             except KeyboardInterrupt:
-                live.stop()
+                if interactive:
+                    live.stop()
                 typer.echo(f"interrupted: {finished['count']} of {total} matches are in the journal; "
                            "run again with --resume to finish", err=True)
                 raise typer.Exit(130) from None

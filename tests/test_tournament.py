@@ -171,6 +171,16 @@ def test_standings_command_recomputes_from_the_journal(tmp_path):
         assert (tmp_path / "again" / f"standings.{ext}").stat().st_size > 0
 
 
+def test_outside_a_terminal_progress_is_printed_as_plain_lines(tmp_path):
+    # a log or CI shows no live display until the end: plain lines say how far the run is
+    path = many(tmp_path, seeds=2, n=4)
+    total = len(load_tournament(path, REGISTRY).matches())
+    proc = referee("tournament", str(path), "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0, proc.stderr
+    counts = [int(line.split()[0]) for line in proc.stdout.splitlines() if " matches played, " in line]
+    assert len(counts) >= 5 and counts == sorted(counts) and counts[-1] == total
+
+
 def test_standings_of_a_broken_journal_name_the_line_and_exit_2(tmp_path):
     path = many(tmp_path, seeds=1, n=3)
     assert referee("tournament", str(path), "--out", str(tmp_path / "o")).returncode == 0
