@@ -106,7 +106,7 @@ def games() -> None:
         registry = _registry()
         table = Table(title="Games")
         for col in ("name", "title", "players", "options", "plugin"):
-            table.add_column(col)
+            table.add_column(col, overflow="fold")
         for name, game in sorted(registry.games.items()):
             players = (
                 str(game.min_players)
@@ -127,7 +127,7 @@ def strategies() -> None:
         registry = _registry()
         table = Table(title="Strategies")
         for col in ("name", "games", "description", "plugin"):
-            table.add_column(col)
+            table.add_column(col, overflow="fold")
         for name, entry in sorted(registry.strategies.items()):
             table.add_row(name, ", ".join(entry.games) if entry.games else "any", entry.help, entry.plugin)
         _console().print(table)
@@ -145,7 +145,7 @@ def plugins() -> None:
         versions = plugin_versions(pm)
         table = Table(title="Plugins")
         for col in ("name", "version", "hooks"):
-            table.add_column(col)
+            table.add_column(col, overflow="fold")
         for plugin in pm.get_plugins():
             name = pm.get_name(plugin)
             hooks = sorted(h.name for h in pm.get_hookcallers(plugin) or [])
@@ -166,7 +166,7 @@ def rules(game: Annotated[str, typer.Argument(help="A game name, as `referee gam
         console.print(g.summary.strip() + "\n", highlight=False, markup=False)
         table = Table(title="Options (set with --set KEY=VALUE)")
         for col in ("key", "type", "default", "allowed", "meaning"):
-            table.add_column(col)
+            table.add_column(col, overflow="fold")
         for o in g.options:
             if o.choices is not None:
                 allowed = ", ".join(str(c) for c in o.choices)
@@ -464,7 +464,7 @@ def _print_result(console, result) -> None:
     res = result.result
     table = Table(title="Result")
     for col in ("seat", "player", "kind", "score", "rank", "faults"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     for i, p in enumerate(result.header["players"]):
         faults = str(res["faults"][i]) + (" (disqualified)" if i in res["disqualified"] else "")
         table.add_row(str(i), Text(p["name"]), p["kind"], str(res["scores"][i]), str(res["ranks"][i]), faults)

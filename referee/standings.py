@@ -222,7 +222,7 @@ def rich_table(rows: list[Row], title: str, limit: int | None = None, points: bo
         heads.remove("points")
     for col in heads:
         table.add_column(col, justify="left" if col == "entrant" else "right", min_width=len(col),
-                         no_wrap=col == "entrant")
+                         overflow="fold")  # narrow terminals wrap a cell rather than cut it
     for i, r in enumerate(rows[:limit] if limit else rows, 1):
         cells = [str(i), Text(r.entrant), str(r.matches), str(r.wins), f"{r.mean_rank:.2f}", f"{r.total_points:g}",
                  str(r.faults), str(r.disqualified), f"{r.rating:.1f}", f"{r.low:.1f}..{r.high:.1f}"]
