@@ -31,6 +31,21 @@ def program_exists(program: str, cwd: str | os.PathLike | None = None,
     return shutil.which(program, path=os.pathsep.join(entries)) is not None
 
 
+#: arguments with these suffixes are taken for the bot's script, which must exist
+SCRIPT_SUFFIXES = {".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".php"}
+
+
+def missing_script(argv: list[str], cwd: str | os.PathLike | None = None) -> str | None:
+    """The first argument that names a script (by its suffix) which does not exist, relative to
+    `cwd`: "python3 bot.py" with no bot.py would only crash at the first act."""
+    for arg in argv[1:]:
+        if Path(arg).suffix in SCRIPT_SUFFIXES and not arg.startswith("-"):
+            path = Path(arg) if cwd is None or Path(arg).is_absolute() else Path(cwd) / arg
+            if not path.is_file():
+                return arg
+    return None
+
+
 def parse_command(spec: str) -> list[str]:
     """Split a command spec like a shell would; raises UsageError if it cannot run."""
     try:
@@ -44,6 +59,9 @@ def parse_command(spec: str) -> list[str]:
         if os.sep in program:
             raise UsageError(f"player command {program!r} does not exist or is not executable")
         raise UsageError(f"player {spec!r} is neither a registered strategy nor a command on PATH")
+    script = missing_script(argv)
+    if script is not None:
+        raise UsageError(f"player command {spec!r}: {script} does not exist")
     return argv
 
 

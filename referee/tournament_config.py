@@ -30,7 +30,6 @@ SCHEDULES = ("round-robin", "gauntlet")
 
 # The most matches a tournament may schedule: `matches()` holds the whole schedule in memory.
 MAX_MATCHES = 1_000_000
-SCRIPT_SUFFIXES = {".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".php"}
 
 
 @dataclass(frozen=True)
@@ -452,7 +451,7 @@ def _check_command(command: str, cwd: Path) -> None:
     """Raise UsageError unless the command's program can be found, relative to `cwd`."""
     import shlex
 
-    from referee.match import program_exists
+    from referee.match import missing_script, program_exists
 
     try:
         argv = shlex.split(command)
@@ -465,8 +464,6 @@ def _check_command(command: str, cwd: Path) -> None:
         if os.sep in program:
             raise UsageError(f"{program} does not exist or is not executable")
         raise UsageError(f"{program} is not on PATH")
-    for arg in argv[1:]:
-        if Path(arg).suffix in SCRIPT_SUFFIXES and not arg.startswith("-"):
-            p = Path(arg) if Path(arg).is_absolute() else cwd / arg
-            if not p.is_file():
-                raise UsageError(f"{arg} does not exist")
+    script = missing_script(argv, cwd)
+    if script is not None:
+        raise UsageError(f"{script} does not exist")

@@ -53,6 +53,7 @@ def test_rules_lists_every_option_with_its_default():
         (["play", "maumau", "-p", "random", "-p", "random", "--set", "target=lots"], "whole number"),
         (["play", "maumau", "-p", "random", "-p", "random", "--set", "deck=tarot"], "must be one of"),
         (["play", "maumau", "-p", "random", "-p", "/no/such/bot"], "does not exist"),
+        (["play", "maumau", "-p", "random", "-p", "python3 no/such/bot.py"], "no/such/bot.py does not exist"),
         (["play", "maumau", "-p", "random", "-p", "no-such-program-xyz --fast"], "neither a registered strategy"),
         (["play", "maumau", "-p", "random"], "2 to 10 players, got 1"),
         (["play", "presidente"] + ["-p", "random"] * 5, "4 players, got 5"),
