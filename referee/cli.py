@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from referee.limits import MAX_FAULT_COUNT, MAX_MS
+from referee.limits import MAX_CONCURRENCY, MAX_FAULT_COUNT, MAX_MS
 
 app = typer.Typer(
     name="referee",
@@ -279,8 +279,8 @@ def tournament(
         "tournament.toml"
     ),
     concurrency: Annotated[
-        Optional[int], typer.Option(min=1, help="Matches played at once, each in its own process "
-                                    "(default: the file's, else one per core).")
+        Optional[int], typer.Option(min=0, max=MAX_CONCURRENCY, help="Matches played at once, each in its own "
+                                    "process; 0: one per core (default: the file's, else one per core).")
     ] = None,
     resume: Annotated[bool, typer.Option(help="Continue an interrupted run: skip what the journal holds.")] = False,
     out: Annotated[Optional[Path], typer.Option(help="Output directory (default: the file's `out`).")] = None,

@@ -20,7 +20,7 @@ from typing import Any
 from referee.config import resolve_config
 from referee.errors import ConfigError, UsageError
 from referee.executors import EXECUTORS
-from referee.limits import LIMIT_MAX
+from referee.limits import LIMIT_MAX, MAX_CONCURRENCY
 from referee.plugins import Registry
 
 SCHEDULES = ("round-robin", "gauntlet")
@@ -227,8 +227,8 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
     max_faults = _positive(r, limits, "max_faults", "limits", 1)
     if concurrency is None:
         concurrency = r.get(data, "concurrency", "", int, default=0)
-        if concurrency < 0:
-            raise r.fail("concurrency", "0 (one per core) or more", concurrency)
+        if not 0 <= concurrency <= MAX_CONCURRENCY:
+            raise r.fail("concurrency", f"0 (one per core) or more, at most {MAX_CONCURRENCY}", concurrency)
     if concurrency == 0:
         concurrency = os.cpu_count() or 1
     out_dir = Path(out) if out is not None else Path(r.get(data, "out", "", str, default=f"matches/{path.stem}"))

@@ -152,3 +152,12 @@ def test_values_are_shown_as_written_in_toml(tmp_path):
     with pytest.raises(ConfigError, match=r'schedule: expected a string, got \{ "odd key" = 1\.5, b = \[07:32:00, '
                                           r'false\] \}$'):
         load_tournament(write(tmp_path, text), REGISTRY)
+
+
+def test_concurrency_is_capped_and_zero_means_one_per_core(tmp_path):
+    import os
+
+    line = refused(tmp_path, write(tmp_path, "concurrency = 5000\n" + BASE + MAUMAU))
+    assert ": concurrency: expected 0 (one per core) or more, at most 1024, got 5000" in line
+    path = write(tmp_path, "concurrency = 1\n" + BASE + MAUMAU)
+    assert load_tournament(path, REGISTRY, concurrency=0).concurrency == (os.cpu_count() or 1)  # --concurrency 0
