@@ -24,7 +24,7 @@ import pytest
 
 from referee.config import resolve_config
 from referee.errors import UsageError
-from referee.players import Fault, Reply
+from referee.players import Fault
 from referee.plugins import load_registry
 from referee.replay_html import render_viewer, viewer_data, write_index, write_viewer
 from referee.replay_view import is_card
@@ -292,24 +292,6 @@ def test_names_are_text_never_markup(browser, tmp_path):
     assert browser.js("document.querySelectorAll('img').length") == 0
 
 
-class Faulty(Misbehaving):
-    """Answers each of its decisions in `at` (1-based) with an illegal action, and its hello with
-    `hello` (None: no fault)."""
-
-    def __init__(self, game: str, seat: int, config: dict, at=(), hello: Fault | None = None) -> None:
-        super().__init__(game, seat, config, 0)
-        self.at, self.hello = set(at), hello
-
-    def start(self, hello):
-        return self.hello
-
-    def act(self, id, obs, legal, time_ms):
-        self.asked += 1
-        if self.asked in self.at:
-            return Reply(action={"cheat": True})
-        return self.inner.act(id, obs, legal, time_ms)
-
-
 DQ_CASES = {"third fault": {"at": (2, 10, 20)}, "hello": {"hello": Fault("crash", "the bot exited")}}
 
 
@@ -317,7 +299,7 @@ def disqualified_match(tmp_path: Path, case: str) -> Path:
     """Presidente with max_faults 3, seat 0 disqualified at its third fault or at its hello."""
     g = REGISTRY.game("presidente")
     config = resolve_config(g, {}, 4)
-    players = [Faulty("presidente", 0, config, **DQ_CASES[case])] + [
+    players = [Misbehaving("presidente", 0, config, **DQ_CASES[case])] + [
         Misbehaving("presidente", s, config, 0) for s in range(1, 4)]
     path = tmp_path / f"dq-{case.replace(' ', '-')}.jsonl"
     run_match(g, config, 3, [Seat(f"p{s}", "strategy", "x") for s in range(4)], players,

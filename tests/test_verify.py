@@ -329,31 +329,13 @@ def test_a_tampered_fallback_or_fault_count_is_caught(tmp_path):
         assert d.line == later + 1 and "fallback policy (first)" in d.message
 
 
-class Faulty(Misbehaving):
-    """Answers each of its decisions in `at` (1-based) with an illegal action, or crashes there
-    when `crash` is set; `hello` is the fault it answers the hello with (None: none)."""
-
-    def __init__(self, game: str, seat: int, config: dict, at=(), crash: bool = False, hello: Fault | None = None):
-        super().__init__(game, seat, config, 0)
-        self.at, self.crash, self.hello = set(at), crash, hello
-
-    def start(self, hello):
-        return self.hello
-
-    def act(self, id, obs, legal, time_ms):
-        self.asked += 1
-        if self.asked in self.at:
-            return Reply(fault=Fault("crash", "the bot exited")) if self.crash else Reply(action={"cheat": True})
-        return self.inner.act(id, obs, legal, time_ms)
-
-
 def faulty_seat_0(tmp_path: Path, game: str, max_faults: int, name: str, fallback: str = "first", **bad) -> Path:
-    """A match where seat 0 is a Faulty(**bad) and the others play randomly."""
+    """A match where seat 0 is a Misbehaving(**bad) and the others play randomly."""
     g = REGISTRY.game(game)
     n = GAMES[game]
     config = resolve_config(g, {}, n)
     seats = [Seat(f"p{i}", "strategy", "x") for i in range(n)]
-    players = [Faulty(game, 0, config, **bad)] + [Misbehaving(game, i, config, 0) for i in range(1, n)]
+    players = [Misbehaving(game, 0, config, **bad)] + [Misbehaving(game, i, config, 0) for i in range(1, n)]
     path = tmp_path / f"{name}.jsonl"
     run_match(g, config, 9, seats, players, Limits(max_faults=max_faults, fallback=fallback), replay=path)
     return path
