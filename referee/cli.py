@@ -404,7 +404,8 @@ def standings(
 
     with _errors():
         if not journal.is_file():
-            raise UsageError(f"journal {str(journal)!r} does not exist")
+            raise UsageError(f"journal {str(journal)!r} " + ("is a directory (give its journal.jsonl)"
+                                                            if journal.is_dir() else "does not exist"))
         head, records = st.read_journal(journal)
         if not records:
             raise UsageError(f"{journal} holds no finished match")

@@ -55,7 +55,9 @@ def get_plugin_manager(
 
 def _load_directory(pm: pluggy.PluginManager, directory: Path) -> None:
     if not directory.is_dir():
-        raise UsageError(f"plugins directory {str(directory)!r} does not exist")
+        what = "is not a directory" if directory.exists() else "does not exist"
+        source = " (from REFEREE_PLUGINS_DIR)" if os.environ.get("REFEREE_PLUGINS_DIR") == str(directory) else ""
+        raise UsageError(f"plugins directory {str(directory)!r}{source} {what}")
     for path in sorted(directory.glob("*.py")):
         name = f"referee_dir_plugin_{path.stem}"
         spec = importlib.util.spec_from_file_location(name, path)

@@ -60,6 +60,8 @@ def test_rules_lists_every_option_with_its_default():
         (["play", "mayor"] + ["-p", "random"] * 3, "4 players, got 3"),
         (["play", "presidente"] + ["-p", "maumau-greedy"] * 4, "plays only maumau"),
         (["rules", "nogame"], "unknown game"),
+        (["standings", "tests"], "'tests' is a directory (give its journal.jsonl)"),
+        (["--plugins-dir", "README.md", "games"], "plugins directory 'README.md' is not a directory"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
