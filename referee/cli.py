@@ -377,7 +377,9 @@ def tournament(
 
             try:
                 tour.run(config, resume=True, plugins_dir=_state["plugins_dir"], on_result=on_result,
-                         on_start=on_start, keep=False)
+                         on_start=on_start, keep=False,
+                         on_warning=lambda text: console.print(f"warning: {text}", highlight=False, markup=False,
+                                                              soft_wrap=True))
             except KeyboardInterrupt:
                 if interactive:
                     live.stop()

@@ -420,6 +420,7 @@ def run(
     on_result: Callable[[dict[str, Any]], None] | None = None,
     on_start: Callable[[executors.Backend], None] | None = None,
     keep: bool = True,
+    on_warning: Callable[[str], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Play every match not yet journaled; returns every record (old and new) in schedule order.
 
@@ -428,15 +429,17 @@ def run(
 
     The matches run on `config.executor` (see referee/executors.py); `on_start` is told which
     backend once it is up. The output directory is held (`claim`) for the whole run: a second
-    run on it is refused.
+    run on it is refused. `on_warning` is told, in a sentence, when a worker was killed and its
+    matches are played again.
     """
     with claim(config.out):
-        return _run(config, resume, plugins_dir, on_result, on_start, keep)
+        return _run(config, resume, plugins_dir, on_result, on_start, keep, on_warning)
 
 
 def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
          on_result: Callable[[dict[str, Any]], None] | None,
-         on_start: Callable[[executors.Backend], None] | None, keep: bool) -> list[dict[str, Any]]:
+         on_start: Callable[[executors.Backend], None] | None, keep: bool,
+         on_warning: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     todo, records, head = prepare(config, resume)
     executors.require(config.executor, config.scheduler)
     if not todo:
@@ -531,6 +534,11 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
                 again = {k for k in blamed if kills[k] > 1}
                 if again:
                     raise _killed_twice([s for s in lost if s.index in again] or lost)
+                if on_warning is not None:
+                    culprit = [s.key for s in lost if s.index in blamed]
+                    on_warning(f"a worker process was killed outright{' playing ' + culprit[0] if culprit else ''} "
+                               f"(a bot, or the OOM killer; run untrusted bots with --sandbox bwrap): "
+                               f"{len(lost)} {'match' if len(lost) == 1 else 'matches'} in flight played again")
                 queue = itertools.chain(sorted(lost, key=lambda s: s.index), queue)
         finally:
             journal.close()

@@ -493,6 +493,8 @@ def test_a_worker_killed_by_a_bot_is_replaced_and_its_matches_played_again(tmp_p
     assert proc.returncode == 0, proc.stderr
     assert once.exists(), "the bot killed its worker"
     assert "Traceback" not in proc.stderr
+    warned = [line for line in proc.stdout.splitlines() if line.startswith("warning: a worker process was killed")]
+    assert len(warned) == 1 and "played again" in warned[0], proc.stdout
     total = len(load_tournament(path, REGISTRY).matches())
     lines = [json.loads(line) for line in (tmp_path / "o" / "journal.jsonl").read_text().splitlines()]
     assert sorted(r["index"] for r in lines if r["type"] == "match") == list(range(total)), "every match once"
