@@ -40,7 +40,12 @@ def get_plugin_manager(
         else:
             names = {n.strip() for n in wanted.split(",") if n.strip()}
             for name in sorted(names):
-                pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=name)
+                if not pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=name):
+                    from importlib.metadata import entry_points
+
+                    known = sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
+                    raise UsageError(f"REFEREE_LOAD_PLUGINS names {name!r}, which is no installed plugin "
+                                     f"(installed: {', '.join(known) or 'none'})")
     plugins_dir = plugins_dir or os.environ.get("REFEREE_PLUGINS_DIR")
     if plugins_dir:
         _load_directory(pm, Path(plugins_dir))

@@ -31,6 +31,9 @@ def test_autoload_switch_limits_entry_points(monkeypatch):
     assert build_registry(get_plugin_manager()).strategies == {}
     monkeypatch.setenv("REFEREE_LOAD_PLUGINS", "strategies")
     assert "random" in build_registry(get_plugin_manager()).strategies
+    monkeypatch.setenv("REFEREE_LOAD_PLUGINS", "strategies,nosuch")  # a typo loads nothing silently no more
+    with pytest.raises(UsageError, match="'nosuch', which is no installed plugin"):
+        get_plugin_manager()
 
 
 def test_plugins_directory_is_loaded(tmp_path, monkeypatch):
