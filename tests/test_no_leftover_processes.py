@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 import signal
 import time
-from pathlib import Path
 
 from conftest import SESSION_VAR
+from procs import with_env
 
 # Started by multiprocessing for this pytest process and ended with it: not a leftover.
 HELPERS = (b"multiprocessing.forkserver", b"multiprocessing.resource_tracker")
@@ -22,22 +22,8 @@ HELPERS = (b"multiprocessing.forkserver", b"multiprocessing.resource_tracker")
 
 def leftovers() -> dict[int, str]:
     """{pid: command line} of live processes started by this session, other than us."""
-    marker = f"{SESSION_VAR}={os.environ[SESSION_VAR]}".encode()
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_bytes()
-            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        state = stat[stat.rindex(b")") + 2 :].split()[0]
-        if state in (b"Z", b"X") or marker not in environ or any(h in cmdline for h in HELPERS):
-            continue
-        found[int(entry)] = cmdline.replace(b"\0", b" ").decode("utf-8", "replace")[:200]
-    return found
+    return {pid: cmd for pid, cmd in with_env(SESSION_VAR, os.environ[SESSION_VAR]).items()
+            if pid != os.getpid() and not any(h.decode() in cmd for h in HELPERS)}
 
 
 def test_no_process_started_by_the_suite_is_still_running():

@@ -18,7 +18,7 @@ from referee.plugins import load_registry
 from referee.standings import read_journal
 from referee.tournament_config import load_tournament
 
-from procs import running
+from procs import running, with_env
 
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = load_registry()
@@ -380,20 +380,7 @@ RUN_VAR = "REFEREE_TEST_RUN"
 
 def started_by(run: str) -> dict[int, str]:
     """{pid: command line} of live processes whose environment holds RUN_VAR=run."""
-    marker = f"{RUN_VAR}={run}".encode()
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_bytes()
-            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if marker in environ and stat[stat.rindex(b")") + 2:].split()[0] not in (b"Z", b"X"):
-            found[int(entry)] = cmdline.replace(b"\0", b" ").decode("utf-8", "replace")[:120]
-    return found
+    return with_env(RUN_VAR, run)
 
 
 def test_workers_end_with_a_killed_driver(tmp_path):
