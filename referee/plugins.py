@@ -74,6 +74,8 @@ def _load_directory(pm: pluggy.PluginManager, directory: Path) -> None:
             spec.loader.exec_module(module)
         except Exception as exc:
             raise PluginError(f"plugin file {path} failed to import: {exc}") from exc
+        except SystemExit as exc:  # sys.exit() in a plugin file must not end every command silently
+            raise PluginError(f"plugin file {path} called sys.exit({exc.code!r}) while loading") from None
         pm.register(module, name=path.stem)
 
 
