@@ -55,7 +55,7 @@ def test_missing_plugins_directory_is_a_usage_error(tmp_path):
 
 
 @pytest.mark.parametrize("code, message", [("raise ValueError('boom')", "failed to import: boom"),
-                                           ("import sys; sys.exit(3)", "called sys.exit(3) while loading")])
+                                           ("import sys; sys.exit(3)", r"called sys.exit\(3\) while loading")])
 def test_a_plugin_file_that_fails_or_exits_is_a_plugin_error(tmp_path, code, message):
     # sys.exit() is no Exception: it used to end every command, --help too, silently with code 3
     (tmp_path / "bad.py").write_text(code + "\n")
