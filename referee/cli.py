@@ -196,8 +196,10 @@ def play(
         list[str], typer.Option("--set", metavar="KEY=VALUE", help="A game option, KEY=VALUE (see `referee rules GAME`). Repeatable.")
     ] = [],
     move_ms: Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time limit per decision, in ms.")] = 1000,
-    start_ms: Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time limit for a bot to answer hello, in ms.")] = 5000,
-    max_faults: Annotated[int, typer.Option(min=1, max=MAX_FAULT_COUNT, help="Faults before a bot is disqualified.")] = 1,
+    start_ms: Annotated[int, typer.Option(min=1, max=MAX_MS,
+                                          help="Time limit for a bot to answer hello, in ms.")] = 5000,
+    max_faults: Annotated[int, typer.Option(min=1, max=MAX_FAULT_COUNT,
+                                            help="Faults before a bot is disqualified.")] = 1,
     out: Annotated[
         Optional[Path], typer.Option(help="Replay file to write (default: matches/<match id>.jsonl).")
     ] = None,
@@ -286,7 +288,8 @@ def tournament(
     out: Annotated[Optional[Path], typer.Option(help="Output directory (default: the file's `out`).")] = None,
     executor: Annotated[
         Optional[str], typer.Option(metavar="local|dask", help="Where matches run: local worker processes, or a "
-                                    "Dask cluster (needs pip install 'referee[dask]'; see docs/distributed.md).")
+                                    "Dask cluster (needs the dask extra: pip install -e '.[dask]' in the checkout; "
+                                    "see docs/distributed.md).")
     ] = None,
     scheduler: Annotated[
         Optional[str], typer.Option(metavar="ADDRESS", help="The Dask scheduler, like tcp://HOST:8786 (default: "

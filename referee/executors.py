@@ -36,7 +36,7 @@ from referee.errors import RefereeError, UsageError
 EXECUTORS = ("local", "dask")
 RETRIES = 3  # a match whose task raised is run again, at most this many times
 CONNECT_TIMEOUT = "10s"  # to reach a remote scheduler
-DASK_MISSING = "--executor dask needs the optional Dask extra: pip install 'referee[dask]'"
+DASK_MISSING = "--executor dask needs the optional Dask extra: pip install -e '.[dask]' in the referee checkout"
 
 
 def require(kind: str, scheduler: str | None = None) -> None:

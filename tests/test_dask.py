@@ -318,7 +318,7 @@ def test_without_dask_the_dask_executor_is_a_one_line_error_and_local_still_work
     proc = referee("tournament", str(path), "--out", str(tmp_path / "o"), "--executor", "dask", env=env)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "pip install 'referee[dask]'" in lines[0], proc.stderr
+    assert len(lines) == 1 and "pip install -e '.[dask]'" in lines[0], proc.stderr
     assert not (tmp_path / "o" / "journal.jsonl").exists()
     ok = referee("tournament", str(path), "--out", str(tmp_path / "o"), env=env)
     assert ok.returncode == 0, ok.stderr
