@@ -328,10 +328,11 @@ time.sleep(60)  # outlives its referee unless something kills it
 """
 
 
-def test_killed_tournament_leaves_no_bot_behind(tmp_path):
-    """SIGKILL of the driver and its workers: the bots (ignoring EOF, EPIPE and SIGTERM) die too."""
-    bot = tmp_path / "sigkill_marker_stubborn.py"
-    bot.write_text(STUBBORN_BOT)
+def bot_against_random(tmp_path: Path, name: str, code: str) -> tuple[Path, Path]:
+    """A bot script `name`.py (its name marks its processes) and a 20-seed Mau Mau tournament
+    of it against `random`, 2 matches at once: (the bot's path, the tournament file)."""
+    bot = tmp_path / f"{name}.py"
+    bot.write_text(code)
     path = write(tmp_path, f"""
 seed = 4
 seeds = 20
@@ -339,12 +340,18 @@ concurrency = 2
 [[entrants]]
 strategy = "random"
 [[entrants]]
-name = "stubborn"
+name = "{name}"
 command = "{sys.executable} {bot}"
 [[games]]
 game = "maumau"
 players = 2
 """)
+    return bot, path
+
+
+def test_killed_tournament_leaves_no_bot_behind(tmp_path):
+    """SIGKILL of the driver and its workers: the bots (ignoring EOF, EPIPE and SIGTERM) die too."""
+    bot, path = bot_against_random(tmp_path, "sigkill_marker_stubborn", STUBBORN_BOT)
     out = tmp_path / "o"
     proc = subprocess.Popen([sys.executable, "-m", "referee", "tournament", str(path), "--out", str(out)],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -386,21 +393,7 @@ def started_by(run: str) -> dict[int, str]:
 def test_workers_end_with_a_killed_driver(tmp_path):
     """SIGKILL of the driver alone: its workers (and multiprocessing's helpers) end too, each
     killing its bots, instead of playing on and writing replays a --resume run writes too."""
-    bot = tmp_path / "orphan_marker_slow.py"
-    bot.write_text(SLOW_BOT)
-    path = write(tmp_path, f"""
-seed = 4
-seeds = 20
-concurrency = 2
-[[entrants]]
-strategy = "random"
-[[entrants]]
-name = "slow"
-command = "{sys.executable} {bot}"
-[[games]]
-game = "maumau"
-players = 2
-""")
+    bot, path = bot_against_random(tmp_path, "orphan_marker_slow", SLOW_BOT)
     run = f"{os.getpid()}-{time.monotonic_ns()}"
     proc = subprocess.Popen([sys.executable, "-m", "referee", "tournament", str(path), "--out", str(tmp_path / "o")],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
