@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
+import json
+import math
+import re
 from typing import Any
 
 from referee.errors import ConfigError
@@ -22,6 +26,30 @@ def parse_assignments(items: list[str]) -> dict[str, str]:
     return out
 
 
+def shown(value: Any, width: int = 120) -> str:
+    """A value as the user wrote it in TOML (one line, cut at `width`), for error messages."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)  # a TOML basic string
+    elif isinstance(value, float) and not math.isfinite(value):
+        text = "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
+    elif isinstance(value, (datetime.date, datetime.time)):  # a datetime is a date too
+        text = value.isoformat()
+    elif isinstance(value, list):
+        text = "[" + ", ".join(shown(v, width) for v in value) + "]"
+    elif isinstance(value, dict):
+        items = ", ".join(f"{k if _BARE_KEY.fullmatch(k) else json.dumps(k, ensure_ascii=False)} = {shown(v, width)}"
+                          for k, v in value.items())
+        text = "{ " + items + " }" if items else "{}"
+    else:
+        text = str(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
 def _coerce(game: Game, option: Option, value: Any) -> Any:
     where = f"{game.name} option {option.name!r}"
     if isinstance(value, str) and option.type is not str:
@@ -32,21 +60,21 @@ def _coerce(game: Game, option: Option, value: Any) -> Any:
             elif text in _FALSE:
                 value = False
             else:
-                raise ConfigError(f"{where} expects true or false, got {value!r}")
+                raise ConfigError(f"{where} expects true or false, got {shown(value)}")
         elif option.type is int:
             try:
                 value = int(text)
             except ValueError:
-                raise ConfigError(f"{where} expects a whole number, got {value!r}") from None
+                raise ConfigError(f"{where} expects a whole number, got {shown(value)}") from None
     if option.type is int and isinstance(value, bool) or not isinstance(value, option.type):
-        raise ConfigError(f"{where} expects {option.type.__name__}, got {value!r}")
+        raise ConfigError(f"{where} expects {option.type.__name__}, got {shown(value)}")
     if option.choices is not None and value not in option.choices:
         allowed = ", ".join(repr(c) for c in option.choices)
-        raise ConfigError(f"{where} must be one of {allowed}, got {value!r}")
+        raise ConfigError(f"{where} must be one of {allowed}, got {shown(value)}")
     if option.min is not None and value < option.min:
-        raise ConfigError(f"{where} must be at least {option.min}, got {value!r}")
+        raise ConfigError(f"{where} must be at least {option.min}, got {shown(value)}")
     if option.max is not None and value > option.max:
-        raise ConfigError(f"{where} must be at most {option.max}, got {value!r}")
+        raise ConfigError(f"{where} must be at most {option.max}, got {shown(value)}")
     return value
 
 

@@ -5,19 +5,17 @@ Every error names the file, the key and what was expected (documented in docs/to
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import itertools
-import json
 import math
 import os
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.config import resolve_config
+from referee.config import shown as _toml
 from referee.errors import ConfigError, UsageError
 from referee.executors import EXECUTORS
 from referee.limits import LIMIT_MAX, MAX_CONCURRENCY
@@ -160,30 +158,6 @@ def _type_name(kind) -> str:
     return {int: "an integer", str: "a string", bool: "true or false", dict: "a table", list: "an array"}.get(
         kind, getattr(kind, "__name__", str(kind))
     )
-
-
-def _toml(value: Any, width: int = 120) -> str:
-    """A value as the user wrote it in TOML (one line, cut at `width`), for error messages."""
-    if isinstance(value, bool):
-        text = "true" if value else "false"
-    elif isinstance(value, str):
-        text = json.dumps(value, ensure_ascii=False)  # a TOML basic string
-    elif isinstance(value, float) and not math.isfinite(value):
-        text = "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
-    elif isinstance(value, (datetime.date, datetime.time)):  # a datetime is a date too
-        text = value.isoformat()
-    elif isinstance(value, list):
-        text = "[" + ", ".join(_toml(v, width) for v in value) + "]"
-    elif isinstance(value, dict):
-        items = ", ".join(f"{k if _BARE_KEY.fullmatch(k) else json.dumps(k, ensure_ascii=False)} = {_toml(v, width)}"
-                          for k, v in value.items())
-        text = "{ " + items + " }" if items else "{}"
-    else:
-        text = str(value)
-    return text if len(text) <= width else text[:width - 3] + "..."
-
-
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.PathLike | None = None,

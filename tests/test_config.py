@@ -54,6 +54,13 @@ def test_typed_values_from_toml_are_checked():
         resolve_config(Toy(), {"size": True}, 2)
     with pytest.raises(ConfigError, match="expects bool"):
         resolve_config(Toy(), {"flag": 1}, 2)
+    import datetime
+
+    # shown as written in the TOML file, not as a Python repr (datetime.date(1979, 5, 27))
+    with pytest.raises(ConfigError, match=r"expects int, got 1979-05-27$"):
+        resolve_config(Toy(), {"size": datetime.date(1979, 5, 27)}, 2)
+    with pytest.raises(ConfigError, match=r'expects int, got \["a", 1\]$'):
+        resolve_config(Toy(), {"size": ["a", 1]}, 2)
 
 
 def test_player_count_is_checked():
