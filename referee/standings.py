@@ -44,32 +44,32 @@ def read_journal(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str
     head = None
     records: list[dict[str, Any]] = []
     seen: set[int] = set()
+    torn: tuple[int, str] | None = None  # a line that is no JSON: an error unless it is the last
     try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
+        with open(path, encoding="utf-8") as f:  # streamed: the journal may be long
+            for number, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                if torn is not None:
+                    raise UsageError(f"{path}, line {torn[0]}: not JSON: {torn[1][:60]!r}")
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    torn = (number, line)  # fine as the last line: cut by a crash, never acknowledged
+                    continue
+                if type(rec) is not dict:
+                    raise UsageError(f"{path}, line {number}: not a journal record (a JSON object)")
+                if rec.get("type") == "tournament":
+                    head = rec
+                elif rec.get("type") == "match":
+                    problem = _match_problem(rec)
+                    if problem:
+                        raise UsageError(f"{path}, line {number}: a match record {problem}")
+                    if rec["index"] not in seen:
+                        seen.add(rec["index"])
+                        records.append(rec)
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not a journal: it is not UTF-8 text") from None
-    last = len(lines) - 1 if lines[-1] else len(lines) - 2  # the last line written
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            if number - 1 == last:
-                continue  # a line torn by a crash; it was never acknowledged
-            raise UsageError(f"{path}, line {number}: not JSON: {line[:60]!r}") from None
-        if type(rec) is not dict:
-            raise UsageError(f"{path}, line {number}: not a journal record (a JSON object)")
-        if rec.get("type") == "tournament":
-            head = rec
-        elif rec.get("type") == "match":
-            problem = _match_problem(rec)
-            if problem:
-                raise UsageError(f"{path}, line {number}: a match record {problem}")
-            if rec["index"] not in seen:
-                seen.add(rec["index"])
-                records.append(rec)
     return head, records
 
 
