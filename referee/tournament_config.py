@@ -14,17 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.config import resolve_config
-from referee.config import shown as _toml
+from referee.config import resolve_config, shown
 from referee.errors import ConfigError, UsageError
 from referee.executors import EXECUTORS
-from referee.limits import LIMIT_MAX, MAX_CONCURRENCY
+from referee.limits import LIMIT_MAX, MAX_CONCURRENCY  # the caps of [limits], shared with the CLI
 from referee.plugins import Registry
 
 SCHEDULES = ("round-robin", "gauntlet")
-
-# The largest value of each integer [limits] key (and of an entrant's move_ms / start_ms):
-# referee.limits.LIMIT_MAX, shared with the CLI's options.
 
 # The most matches a tournament may schedule: `matches()` holds the whole schedule in memory.
 MAX_MATCHES = 1_000_000
@@ -130,7 +126,7 @@ class _Reader:
         self.path = path
 
     def fail(self, key: str, expected: str, got: Any = None) -> ConfigError:
-        suffix = "" if got is None else f", got {_toml(got)}"
+        suffix = "" if got is None else f", got {shown(got)}"
         return ConfigError(f"{self.path}: {key}: expected {expected}{suffix}")
 
     def get(self, table: dict, key: str, where: str, kind, default: Any = ..., expected: str = "") -> Any:
