@@ -339,18 +339,28 @@ def _template() -> str:
     return resources.files("referee").joinpath("replay_viewer.html").read_text(encoding="utf-8")
 
 
-def _script_json(data: Any) -> str:
-    """JSON safe inside a <script> element."""
-    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+# In JSON text these characters occur only inside strings, where a \u escape means the same
+# character: written so, no string (a bot's reply, name or fault text) can end the <script>
+# element ("</script>"), open an HTML comment in it ("<!--") that hides a later "</script>", or
+# change a JavaScript reading of the text (U+2028/U+2029). Issue 15 #8.
+_SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                                 "\u2028": "\\u2028", "\u2029": "\\u2029"})
+_SLOTS = re.compile(r"__TITLE__|__DATA__")
+
+
+def script_json(data: Any) -> str:
+    """`data` as JSON text safe anywhere inside a <script> element; JSON.parse (or json.loads)
+    of it gives back exactly `data`."""
+    return json.dumps(data, ensure_ascii=True, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
 
 
 def render_viewer(replay: Replay, game: Game | None, seat: int | None = None) -> str:
     """The whole viewer page for a replay, as one HTML string."""
     data = viewer_data(replay, game, seat)
     title = f"{data['title']} · {data['match']}" + (f" · seat {seat}" if seat is not None else "")
-    page = _template()
-    return page.replace("__TITLE__", html.escape(title)).replace("__DATA__", _script_json(data))
+    # one pass: a title holding "__DATA__" is not filled in again
+    slots = {"__TITLE__": html.escape(title), "__DATA__": script_json(data)}
+    return _SLOTS.sub(lambda m: slots[m.group()], _template())
 
 
 def write_viewer(replay: Replay, game: Game | None, out: str | Path, seat: int | None = None) -> Path:
@@ -463,7 +473,7 @@ def write_index(out_dir: str | Path, registry: Any = None) -> Path:
             + f'<td class="l">{seat_cell(seats)}</td><td>{seat_cell(rec.get("scores") or [])}</td>'
             + f'<td>{seat_cell(rec.get("ranks") or [])}</td>'
             + f'<td class="{"bad" if flagged else ""}">{seat_cell(faults)}'
-            + (f" (disq. {', '.join(str(s) for s in sorted(dq))})" if dq else "") + "</td>"
+            + (f" (disq. {seat_cell(sorted(dq))})" if dq else "") + "</td>"
             + f'<td class="l">{viewer}</td><td class="l">{replay_link}</td></tr>')
     parts.append('<section><h2>Matches</h2><table><tr><th>#</th><th class="l">game</th><th>seed</th>'
                  '<th class="l">seats (in seat order)</th><th>scores</th><th>ranks</th><th>faults</th>'

@@ -11,6 +11,7 @@ import base64
 import json
 import os
 import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -26,7 +27,7 @@ from referee.config import resolve_config
 from referee.errors import UsageError
 from referee.players import Fault
 from referee.plugins import load_registry
-from referee.replay_html import render_viewer, viewer_data, write_index, write_viewer
+from referee.replay_html import render_viewer, script_json, viewer_data, write_index, write_viewer
 from referee.replay_view import is_card
 from referee.testing import random_playout
 from referee.runner import Limits, Seat, run_match
@@ -290,6 +291,62 @@ def test_names_are_text_never_markup(browser, tmp_path):
     browser.open(page)
     assert browser.js("document.querySelector('#seat-0 .who span').textContent") == evil
     assert browser.js("document.querySelectorAll('img').length") == 0
+
+
+BREAKER = "</script><!--<script>"  # what tests/bots/html_breaker.py sends as its name and reply type
+
+
+def breaker_page(tmp_path: Path) -> tuple[Path, Path]:
+    """A match against tests/bots/html_breaker.py and its viewer page, both by the CLI."""
+    path, page = tmp_path / "breaker.jsonl", tmp_path / "breaker.html"
+    bot = shlex.join([sys.executable, "tests/bots/html_breaker.py"])
+    proc = referee("play", "maumau", "-p", bot, "-p", "random", "--seed", "3", "--max-faults", "5",
+                   "--out", str(path))
+    assert proc.returncode == 0, proc.stderr
+    (fault,) = load_replay(path).result["fault_log"]
+    assert "<!--" in fault["raw"] and "</script>" in fault["raw"] and BREAKER in fault["detail"]
+    proc = referee("replay", str(path), "--html", str(page))
+    assert proc.returncode == 0, proc.stderr
+    return path, page
+
+
+def test_a_bots_text_cannot_break_out_of_the_viewer_pages_script(tmp_path):
+    # issue 15 #8: a "<!--" in a script element can hide the "</script>" that ends it
+    path, page = breaker_page(tmp_path)
+    text = page.read_text()
+    assert text.lower().count("</script>") == len(re.findall(r"<script\b", text, re.I)) == 2
+    replay = load_replay(path)
+    data = page_data(text)
+    assert data == json.loads(json.dumps(viewer_data(replay, REGISTRY.game("maumau"))))
+    assert data["result"]["fault_log"] == replay.result["fault_log"]
+    assert sum(1 for f in data["frames"] if "act" in f) == sum(1 for r in replay.records if r["type"] == "move")
+    (fault,) = [f["fault"] for f in data["frames"] if "fault" in f]
+    assert BREAKER in fault
+
+
+def test_a_bots_text_cannot_break_the_viewer_in_chromium(browser, tmp_path):
+    path, page = breaker_page(tmp_path)
+    replay = load_replay(path)
+    browser.open(page)  # the viewer started: its data parsed
+    assert browser.js("document.querySelectorAll('script').length") == 2
+    moves = sum(1 for r in replay.records if r["type"] == "move")
+    shown = browser.js("F.map((f, k) => { show(k); return document.querySelector('#now .act') !== null; })")
+    assert shown.count(True) == moves
+    faults = browser.js("F.map((f, k) => { show(k); const e = document.querySelector('#now .fault');"
+                        " return e === null ? null : e.textContent; }).filter((t) => t !== null)")
+    assert len(faults) == 1 and BREAKER in faults[0]
+    assert browser.js("document.querySelectorAll('#ticks i.f').length") == 1
+    browser.key("End", 35)
+    assert browser.js("document.getElementById('pos').textContent") == f"{len(shown) - 1} / {len(shown) - 1}"
+    assert browser.js("document.querySelector('#scores tr.res') !== null")
+
+
+def test_script_json_escapes_everything_that_could_end_or_alter_a_script():
+    nasty = "</script><!-- <script> & \u2028 \u2029 \\u003c"
+    for data in (nasty, {nasty: [nasty, 1, None]}):
+        text = script_json(data)
+        assert not set(text) & {"<", ">", "&", "\u2028", "\u2029"}, text
+        assert json.loads(text) == data
 
 
 DQ_CASES = {"third fault": {"at": (2, 10, 20)}, "hello": {"hello": Fault("crash", "the bot exited")}}
