@@ -209,15 +209,21 @@ def play(
     ] = None,
     sandbox: Annotated[
         str, typer.Option(metavar="none|bwrap", help="Run external bots in the bubblewrap sandbox (no network, "
-                          "read-only filesystem, own PID namespace; see docs/security.md).")
+                          "nothing of this machine but its system files and the bot's own, no capability, "
+                          "own PID namespace; see docs/security.md). Without it a warning is printed.")
     ] = "none",
 ) -> None:
-    """Play one match and print the result; writes the replay and the bots' stderr logs."""
+    """Play one match and print the result; writes the replay and the bots' stderr logs.
+
+    The deal is sealed by a secret key (REFEREE_DEAL_KEY, else a fresh one): pin the key to
+    repeat a seed exactly (see docs/security.md)."""
     from referee.config import parse_assignments, resolve_config
     from referee.errors import UsageError
     from referee.match import seat_names
+    from referee import sealing
     from referee.plugins import build_registry
     from referee.runner import Limits, match_id
+    from referee.sandbox import UNSANDBOXED, require
 
     with _errors():
         pm = _plugin_manager()
@@ -229,8 +235,12 @@ def play(
             seed = random.SystemRandom().randrange(2**31)
         if sandbox not in ("none", "bwrap"):
             raise UsageError(f"--sandbox must be none or bwrap, got {sandbox!r}")
+        commands = any(s.kind == "command" for s in seats)
+        if commands:
+            require(sandbox)
         limits = Limits(move_ms=move_ms, start_ms=start_ms, max_faults=max_faults, sandbox=sandbox)
-        mid = match_id(g.name, config, seed, [s.spec for s in seats])
+        key = sealing.for_run()
+        mid = match_id(g.name, config, seed, [s.spec for s in seats], key)
         replay = out if out is not None else Path("matches") / f"{mid}.jsonl"
         if replay.exists() and replay.is_dir():
             raise UsageError(f"--out {str(replay)!r} is a directory")
@@ -243,8 +253,10 @@ def play(
             raise UsageError(f"cannot write the replay {str(replay)!r}: {exc.strerror or exc}") from None
         # the bots' logs: <replay stem>.seat<N>.log ("m.2024-01-01.jsonl.gz" -> "m.2024-01-01")
         stem = Path(replay.name.removesuffix(".gz")).stem or replay.name
+        if commands and sandbox == "none":
+            typer.echo(f"warning: {UNSANDBOXED}", err=True)
         try:
-            result = _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm)
+            result = _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key)
         except OSError as exc:  # the replay or the protocol log cannot be written (a full disk...)
             raise UsageError(f"cannot write {exc.filename or str(replay)!r}: {exc.strerror or exc}") from None
         except KeyboardInterrupt:  # the bots are gone (run_match closes them); the replay is cut short
@@ -257,8 +269,9 @@ def play(
             console.print(f"protocol log: {log_protocol}", highlight=False, markup=False)
 
 
-def _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm):
-    """`play`'s match: the players made, the protocol log open for its length."""
+def _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key):
+    """`play`'s match: the players made, the protocol log open for its length; a sandboxed bot
+    sees none of the outputs (the replay, the logs, the protocol log), wherever they are."""
     from referee.errors import UsageError
     from referee.match import make_players
     from referee.runner import run_match
@@ -270,9 +283,11 @@ def _play_match(g, config, seed, seats, registry, limits, replay, stem, log_prot
                 transcript = stack.enter_context(open(log_protocol, "w", encoding="utf-8"))
             except OSError as exc:
                 raise UsageError(f"cannot write --log-protocol file: {exc}") from None
-        players = make_players(g, config, seed, seats, registry, limits, replay.parent, stem, protocol_log=transcript)
+        hide = [replay.parent, replay] + ([log_protocol] if log_protocol is not None else [])
+        players = make_players(g, config, seed, seats, registry, limits, replay.parent, stem, protocol_log=transcript,
+                               key=key, hide=hide)
         _console().print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False)
-        return run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook)
+        return run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook, key=key)
 
 
 @app.command()
@@ -329,6 +344,13 @@ def tournament(
         where = f"{config.concurrency} at once" if config.executor == "local" else "on dask"
         console.print(f"{config.name}: {total} matches ({len(done)} already in the journal), "
                       f"{where}, output in {config.out}", highlight=False, markup=False)
+        playing = {name for g in config.games for name in g.entrants}
+        if config.bot_limits.get("sandbox", "none") == "none" and any(
+                config.entrants[name].command for name in playing):
+            from referee.sandbox import UNSANDBOXED
+
+            advice = UNSANDBOXED.replace("--sandbox bwrap", 'sandbox = "bwrap" in [limits]')
+            typer.echo(f"warning: {advice}", err=True)
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("faults: {task.fields[faults]}"), TimeRemainingColumn(),
                             console=console)

@@ -26,9 +26,11 @@ def validate(
     start_ms: Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time limit for the bot to answer hello, "
                                           "in ms.")] = 5000,
     sandbox: Annotated[
-        str, typer.Option(help="'bwrap': run the bot in the bubblewrap sandbox (no network, read-only "
-                          "filesystem, own PID namespace), which also catches escapes; 'none': plain limits.")
-    ] = "none",
+        str, typer.Option(metavar="bwrap|none", help="'bwrap' (the default: validate is for strangers' code): "
+                          "run the bot in the bubblewrap sandbox (no network, nothing of this machine but "
+                          "its system files and the bot's own, no capability; see docs/security.md), which "
+                          "also catches escapes; 'none': plain resource limits only.")
+    ] = "bwrap",
     memory_mb: Annotated[int, typer.Option(min=0, max=MAX_MEMORY_MB, help="Address space limit of the bot's processes, "
                                            "in MB (0: none).")] = 2048,
     cpu_s: Annotated[int, typer.Option(min=0, max=MAX_CPU_S, help="CPU seconds limit of each bot process (0: none).")] = 600,
@@ -48,12 +50,13 @@ def validate(
     from referee.errors import UsageError
     from referee.match import parse_command
     from referee.runner import Limits
-    from referee.sandbox import SANDBOXES
+    from referee.sandbox import SANDBOXES, require
     from referee.validate import battery, references, run_validation, table_sizes
 
     with _errors():
         if sandbox not in SANDBOXES:
             raise UsageError(f"--sandbox must be one of {', '.join(SANDBOXES)}, got {sandbox!r}")
+        require(sandbox, "validate runs the bot in the sandbox (--sandbox bwrap, the default)")
         registry = _registry()
         g = registry.game(game)
         if not command:

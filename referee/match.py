@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import random
 import shlex
 import shutil
 from pathlib import Path
 from typing import IO, Any
 
+from referee import sealing
 from referee.errors import UsageError
 from referee.game import Game
 from referee.players import Player, StrategyPlayer
@@ -103,14 +103,31 @@ def make_players(
     log_stem: str = "match",
     commands: list[dict[str, Any]] | None = None,
     protocol_log: IO[str] | None = None,
+    key: sealing.DealKey | None = None,
+    hide: list[str | os.PathLike] | None = None,
 ) -> list[Player]:
-    """A Player per seat; strategies get their own PRNG seeded from (seed, seat).
+    """A Player per seat; strategies get their own PRNG, sealed by the deal `key` like the deal
+    (seeded from the key, the seed, the seat and the strategy).
+
+    `hide` lists the paths a sandboxed bot may not see (the referee's outputs: the replay's
+    directory, the protocol log...); default: the directory of the logs.
 
     `commands[i]` holds extra SubprocessPlayer keyword arguments for seat i (cwd, env, start_ms).
     `protocol_log` receives every line exchanged with a subprocess bot, as
     `<seat> > <line>` (referee to bot) or `<seat> < <line>` (bot to referee).
     """
     players: list[Player] = []
+    logs = [log_dir / f"{log_stem}.seat{i}.log" if log_dir is not None and seat.kind == "command" else None
+            for i, seat in enumerate(seats)]
+    if log_dir is not None:
+        # Every seat's log exists before any bot starts, so that a sandboxed bot sharing a directory
+        # with them sees none of them (referee.sandbox hides files one by one there).
+        log_dir.mkdir(parents=True, exist_ok=True)
+        for path in logs:
+            if path is not None:
+                path.touch()
+    hidden = [*(hide if hide is not None else [log_dir] if log_dir is not None else []),
+              *(p for p in logs if p is not None)]
     try:
         for i, seat in enumerate(seats):
             if seat.kind == "strategy":
@@ -119,18 +136,19 @@ def make_players(
                     raise UsageError(
                         f"strategy {seat.spec!r} plays only {', '.join(entry.games)}, not {game.name}"
                     )
-                rng = random.Random(f"{seed}/{i}/{seat.spec}")
+                rng = (key or sealing.default()).rng("strategy", seed, i, seat.spec)
                 players.append(StrategyPlayer(entry.factory(game.name, i, config, rng)))
             else:
                 from referee.limits import subprocess_options
                 from referee.subprocess_bot import SubprocessPlayer
 
-                log_path = log_dir / f"{log_stem}.seat{i}.log" if log_dir is not None else None
+                log_path = logs[i]
                 kwargs: dict[str, Any] = subprocess_options(limits)  # limits, grace, sandbox
                 if commands is not None and commands[i]:
                     kwargs.update(commands[i])
                 if protocol_log is not None:
                     kwargs["transcript"] = _transcript(protocol_log, i)
+                kwargs.setdefault("hide", hidden)
                 argv = shlex.split(seat.spec) if "cwd" in kwargs else parse_command(seat.spec)
                 players.append(SubprocessPlayer(argv, log_path=log_path, **kwargs))
     except BaseException:

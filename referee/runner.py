@@ -3,7 +3,6 @@ fault policy of the protocol, and writes the replay as it goes."""
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
 import random
@@ -12,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee import PROTOCOL_VERSION, __version__
+from referee import PROTOCOL_VERSION, __version__, sealing
 from referee.game import Game, GameState, Record
 from referee.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
 from referee.players import Fault, Hello, Player, Reply, StrategyPlayer
@@ -103,10 +102,11 @@ class MatchResult:
     deals: list[dict[str, Any]] = field(default_factory=list)  # every deal_end record, in order
 
 
-def match_id(game: str, config: dict[str, Any], seed: int, specs: list[str]) -> str:
-    """A deterministic id for (game, config, seed, players): same inputs, same replay bytes."""
-    blob = json.dumps([game, config, seed, specs], sort_keys=True).encode()
-    return f"{game}-{seed}-{hashlib.sha256(blob).hexdigest()[:10]}"
+def match_id(game: str, config: dict[str, Any], seed: int, specs: list[str],
+             key: sealing.DealKey | None = None) -> str:
+    """The opaque id of (game, config, seed, players) under the deal key (default: the process's):
+    same inputs and key, same id; it tells a bot nothing of the seed (referee.sealing)."""
+    return (key or sealing.default()).match_id(game, config, seed, specs)
 
 
 class _Null:
@@ -127,18 +127,26 @@ def run_match(
     replay: str | Path | None = None,
     monitor: Monitor | None = None,
     hooks: Any = None,
+    key: sealing.DealKey | None = None,
 ) -> MatchResult:
-    """Play one whole match; every player is closed on return, whatever happened."""
+    """Play one whole match; every player is closed on return, whatever happened.
+
+    Every chance outcome comes from `seed` through the secret deal `key` (default:
+    `referee.sealing.default()`): same seed and key, same replay bytes.
+    """
     try:
-        return _run(game, config, seed, seats, players, limits, replay, monitor, hooks)
+        return _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key or sealing.default())
     finally:
         for player in players:
             player.close()
 
 
-def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> MatchResult:
+def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key) -> MatchResult:
     n = len(players)
-    mid = match_id(game.name, config, seed, [s.spec for s in seats])
+    mid = key.match_id(game.name, config, seed, [s.spec for s in seats])
+    # The fallback's random choices are sealed like the deal; the replay names their seed (one
+    # match's, revealing nothing of the key) so that `verify` re-derives them.
+    fallback_seed = key.derive("fallback", mid)
     header = {
         "type": "header",
         "referee": __version__,
@@ -151,11 +159,13 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
         "limits": {"move_ms": limits.move_ms, "start_ms": limits.start_ms, "max_faults": limits.max_faults,
                    "fallback": limits.fallback},
     }
+    if limits.fallback == "random":
+        header["limits"]["fallback_seed"] = fallback_seed
     writer = ReplayWriter(replay) if replay is not None else _Null()
     faults = [0] * n
     fault_log: list[FaultEntry] = []
     disqualified: set[int] = set()
-    fallback_rng = random.Random(f"fallback/{seed}")
+    fallback_rng = random.Random(f"fallback/{fallback_seed}")
     names = [s.name for s in seats]
     move_ms = [s.move_ms or limits.move_ms for s in seats]
     left_ms = [float(limits.total_ms)] * n  # each seat's total time budget left (total_ms > 0)
@@ -223,7 +233,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks) -> 
             if failed is not None:
                 fault(seat, 0, failed)
 
-        state = game.new_state(config, n, random.Random(seed))
+        state = game.new_state(config, n, key.rng("deal", game.name, seed))
         dispatch(state.drain())
         to_act, legal_actions, observe, apply, drain = (state.to_act, state.legal_actions, state.observe,
                                                          state.apply, state.drain)

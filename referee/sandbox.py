@@ -1,21 +1,28 @@
-"""The optional bot sandbox: bubblewrap (`bwrap`) around a bot's command line.
+"""The bot sandbox: bubblewrap (`bwrap`) around a bot's command line.
 
-With `sandbox = "bwrap"` a bot runs with
-- no network (`--unshare-net`: a private loopback only), no shared IPC, its own hostname;
-- its own PID namespace (`--unshare-pid`): it sees only its own processes, and when the sandbox
-  ends every process in it is killed by the kernel, however it tried to escape (setsid, double
-  fork, a cleaned environment);
-- `--die-with-parent` (the sandbox dies with the referee) and `--new-session` (no terminal);
-- a read-only view of the whole filesystem, except one per-bot scratch directory, writable,
-  which is also its HOME and TMPDIR (deleted after the match); the bot's working directory
-  stays its own (read-only), so relative paths in its command line and its own files work;
-- the match's output directory (the replay being written, the other seats' logs) and the other
-  bots' scratch directories hidden behind empty read-only directories;
-- a clean environment: PATH, locale and terminal variables, HOME/TMPDIR, REFEREE_* variables,
-  and whatever the caller set explicitly for this bot; nothing else of the referee's.
+A sandboxed bot sees only what it is given, never the referee's machine minus a few holes:
+- **its own user namespace, with no capability** (`--unshare-user --cap-drop ALL`, and no nested
+  user namespace where bwrap can forbid it): uid and gid 65534 inside, as root and as a user.
+  It cannot remount, chattr, ptrace or signal anything outside;
+- **its own PID namespace**: it sees only its own processes (pid 1 is bwrap's init, started with
+  the bot's clean environment), and every process in it dies with the sandbox, however it tried
+  to escape (setsid, double fork, a cleaned environment);
+- **no network** (a private loopback), no shared IPC, its own hostname and cgroup view, no
+  terminal (`--new-session`), and it dies with the referee (`--die-with-parent`);
+- **a filesystem built from nothing**: the system's programs and libraries read-only (/usr and
+  the /bin, /lib... links, a short list of /etc files that programs need and that hold no
+  secret), a private /dev and /proc, a private writable /tmp that is the bot's own scratch
+  directory (also its HOME and TMPDIR; removed after the match whatever the bot did to it), and,
+  read-only, the bot's working directory, its interpreter's prefix and the directories of the
+  scripts on its command line. Nothing else exists inside: no /run, no host /tmp (so no host Unix
+  socket, no multiprocessing forkserver, no other bot's scratch), no home, no /root, no /var.
+  Where the referee's outputs (replays, logs, journal, protocol log, deal key) lie inside a
+  directory the bot may see, they are hidden behind empty read-only mounts;
+- **a clean environment**: PATH, locale and terminal variables, HOME/TMPDIR, and what the
+  caller set explicitly for this bot; nothing else of the referee's (REFEREE_DEAL_KEY least).
 
-Without bwrap (or where it cannot create namespaces: some containers), the referee says so
-once on stderr and runs bots with the plain resource limits.
+`sandbox = "bwrap"` where bwrap is missing or cannot build a sandbox here is an error that says
+how to install it, never a silent run without the sandbox.
 """
 
 from __future__ import annotations
@@ -24,31 +31,45 @@ import atexit
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 SANDBOXES = ("none", "bwrap")
+INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; "
+                "Arch: pacman -S bubblewrap), or run with --sandbox none (no protection from the bots)")
 
-# Variables a bot keeps from the referee's environment inside the sandbox (plus REFEREE_*).
+# Variables a bot keeps from the referee's environment inside the sandbox (plus LC_*).
 KEPT_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM")
+NEVER_ENV = ("REFEREE_DEAL_KEY",)  # never passed to a bot, even when the caller set it
+UID = GID = 65534  # the bot's ids inside its user namespace ("nobody")
+INSIDE_TMP = "/tmp"  # where the bot's scratch directory is mounted: its HOME and TMPDIR
+
+# The system, read-only: top-level directories (bound, or recreated as the same symlink) ...
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# ... and the /etc entries programs need (dynamic linker, users and groups, time zone, locale,
+# alternatives, interpreters' own configuration); /etc's secrets (shadow, ssh keys, ssl/private,
+# sudoers, credentials of services) are not among them.
+ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd", "group", "nsswitch.conf",
+       "localtime", "timezone", "locale.alias", "locale.conf", "default/locale", "mime.types", "os-release",
+       "debian_version", "hosts", "host.conf", "gai.conf", "protocols", "services", "ssl/certs",
+       "ca-certificates.conf", "terminfo", "perl")
+ETC_GLOBS = ("python3*", "java-*", "ruby*", "php*")
 
 _lock = threading.Lock()
-_probe: tuple[bool, str] | None = None
-_warned = False
+_probe: tuple[list[str] | None, str] | None = None
 _scratch_root: Path | None = None
 
 
-def _base_flags() -> list[str]:
-    return [
-        "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-        "--die-with-parent", "--new-session",
-        "--ro-bind", "/", "/",
-        "--dev", "/dev", "--remount-ro", "/dev",
-        "--proc", "/proc",
-    ]
+def _namespaces(user: bool, no_nested: bool) -> list[str]:
+    flags = ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+             "--hostname", "sandbox", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if user:
+        flags += ["--unshare-user", "--uid", str(UID), "--gid", str(GID)]
+        if no_nested:
+            flags.append("--disable-userns")
+    return flags
 
 
 def check(sandbox: str) -> None:
@@ -57,47 +78,53 @@ def check(sandbox: str) -> None:
         raise ValueError(f"sandbox must be one of {', '.join(SANDBOXES)}, got {sandbox!r}")
 
 
-def probe() -> tuple[bool, str]:
-    """(usable, why not): whether bwrap is installed and can build a sandbox here; probed once."""
+def probe() -> tuple[list[str] | None, str]:
+    """(namespace flags, why not): the strongest bwrap set-up this machine allows, probed once.
+
+    Tried in order: a user namespace that cannot make another; a user namespace; (as root only,
+    where user namespaces are off) no user namespace, every capability dropped. None: no sandbox.
+    """
     global _probe
     with _lock:
         if _probe is not None:
             return _probe
         bwrap = shutil.which("bwrap")
         if bwrap is None:
-            _probe = (False, "bubblewrap (bwrap) is not installed")
+            _probe = (None, "bubblewrap (bwrap) is not installed")
             return _probe
         true = shutil.which("true") or "/bin/true"
-        try:
-            proc = subprocess.run([bwrap, *_base_flags(), "--", true], stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=20)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            _probe = (False, f"bwrap cannot run: {exc}")
-            return _probe
-        if proc.returncode != 0:
-            why = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            _probe = (False, f"bwrap cannot create a sandbox here: {why[-1] if why else proc.returncode}")
-        else:
-            _probe = (True, "")
+        tries = [(True, True), (True, False)] + ([(False, False)] if os.geteuid() == 0 else [])
+        why = ""
+        for user, no_nested in tries:
+            flags = _namespaces(user, no_nested)
+            try:
+                proc = subprocess.run([bwrap, *flags, *_system(), "--", true], stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=20, env={})
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                _probe = (None, f"bwrap cannot run: {exc}")
+                return _probe
+            if proc.returncode == 0:
+                _probe = (flags, "")
+                return _probe
+            lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            why = why or (lines[-1] if lines else f"exit status {proc.returncode}")
+        _probe = (None, f"bwrap cannot create a sandbox here: {why}")
         return _probe
 
 
 def available() -> bool:
-    """Whether bots can be sandboxed; the first time it cannot, one warning goes to stderr."""
-    global _warned
-    usable, why = probe()
-    if not usable:
-        with _lock:
-            if not _warned:
-                _warned = True
-                sys.stderr.write(f"referee: warning: {why}; bots run without the sandbox "
-                                 "(resource limits only)\n")
-                sys.stderr.flush()
-    return usable
+    """Whether bots can be sandboxed on this machine."""
+    return probe()[0] is not None
 
 
-def _root() -> Path:
-    """This process's directory of bot scratch directories (removed at exit)."""
+def unavailable_reason() -> str | None:
+    """None where the sandbox works; else why not and how to fix it, in one sentence."""
+    flags, why = probe()
+    return None if flags is not None else f"{why}: {INSTALL_HINT}"
+
+
+def scratch_root() -> Path:
+    """This run's one directory of bot scratch directories (removed at exit)."""
     global _scratch_root
     with _lock:
         if _scratch_root is None or not _scratch_root.is_dir():
@@ -106,9 +133,19 @@ def _root() -> Path:
         return _scratch_root
 
 
+def use_scratch_root(path: str | os.PathLike) -> None:
+    """Put this process's scratch directories under `path` (a tournament's workers share the
+    driver's root, which the driver removes)."""
+    global _scratch_root
+    with _lock:
+        _scratch_root = Path(path)
+
+
 def new_scratch() -> Path:
-    """A fresh private scratch directory for one bot."""
-    return Path(tempfile.mkdtemp(prefix="bot-", dir=_root()))
+    """A fresh private scratch directory for one bot (mode 0700; inside, the bot owns it)."""
+    root = scratch_root()
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="bot-", dir=root))
 
 
 def remove_scratch(path: Path) -> None:
@@ -142,39 +179,118 @@ def _inside(path: Path, parent: Path) -> bool:
     return path == parent or parent in path.parents
 
 
-def bot_env(env: Mapping[str, str] | None, scratch: Path) -> dict[str, str]:
-    """The sandboxed bot's environment: kept variables, REFEREE_*, the caller's own, HOME/TMPDIR."""
+def bot_env(env: Mapping[str, str] | None, scratch: Path | None = None) -> dict[str, str]:
+    """The sandboxed bot's environment: kept variables, the caller's own, HOME/TMPDIR (/tmp)."""
     base = os.environ
     given = env if env is not None else base
     out = {}
     for key, value in given.items():
-        if (key in KEPT_ENV or key.startswith(("LC_", "REFEREE_"))
+        if key in NEVER_ENV:
+            continue
+        if (key in KEPT_ENV or key.startswith("LC_")
                 or (env is not None and base.get(key) != value)):  # set by the caller for this bot
             out[key] = value
-    out.update({"HOME": str(scratch), "TMPDIR": str(scratch), "TMP": str(scratch), "TEMP": str(scratch)})
+    out.update({"HOME": INSIDE_TMP, "TMPDIR": INSIDE_TMP, "TMP": INSIDE_TMP, "TEMP": INSIDE_TMP})
     return out
 
 
-def wrap(argv: Sequence[str], cwd: str | os.PathLike | None, env: dict[str, str], scratch: Path,
+def _system() -> list[str]:
+    """The read-only system part of the sandbox's filesystem, /proc and /dev."""
+    args: list[str] = []
+    for top in SYSTEM:
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    etc = [Path("/etc", name) for name in ETC] + sorted(p for g in ETC_GLOBS for p in Path("/etc").glob(g))
+    for path in etc:
+        if os.path.lexists(path):
+            args += ["--ro-bind-try", str(path), str(path)]
+    return args + ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
+
+
+def _prefix(program: Path) -> Path:
+    """What to show of a program: its install prefix (`X` for `X/bin/prog`: a venv, a Node or
+    Java install), else its own directory."""
+    parent = program.parent
+    if parent.name in ("bin", "sbin") and parent.parent != Path("/") and parent.parent != Path.home():
+        return parent.parent
+    return parent
+
+
+def own_paths(argv: Sequence[str], workdir: Path) -> list[Path]:
+    """The directories a bot may read: its working directory, the prefix of each program on its
+    command line (as given and with symlinks resolved: a venv and the Python it points to), and
+    the directory of each file named on it (its scripts)."""
+    paths = [workdir]
+    for i, arg in enumerate(argv):
+        if os.sep not in arg or arg.startswith("-"):
+            continue
+        path = Path(arg) if os.path.isabs(arg) else workdir / arg
+        if not path.is_file():
+            continue
+        absolute = Path(os.path.abspath(path))
+        if os.access(path, os.X_OK) and (i == 0 or path.suffix == ""):
+            candidates = [_prefix(absolute), _prefix(path.resolve())]
+        else:
+            candidates = [absolute.parent, path.resolve().parent]
+        for c in candidates:
+            if not any(_inside(c, p) for p in paths):
+                paths = [p for p in paths if not _inside(p, c)] + [c]
+    return paths
+
+
+def wrap(argv: Sequence[str], cwd: str | os.PathLike | None, scratch: Path,
          hide: Sequence[str | os.PathLike] = ()) -> list[str]:
-    """The bwrap command line running `argv` in the sandbox (env passed with --setenv)."""
+    """The bwrap command line running `argv` in the sandbox (start it with `bot_env`'s
+    environment: bwrap and its init pass it on, and show nothing else)."""
+    flags, why = probe()
+    if flags is None:
+        raise OSError(f"{why}: {INSTALL_HINT}")
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
-    workdir = Path(cwd if cwd is not None else os.getcwd()).resolve()
-    own = [workdir] + [(workdir / a).resolve() for a in argv if os.sep in a and (workdir / a).is_file()]
-    args = [bwrap, *_base_flags()]
-    masks = [_root()]
-    for h in hide:
-        p = Path(h).resolve()
-        # Never hide the bot's own files (say, a replay written into its own directory).
-        if p.is_dir() and not any(_inside(o, p) for o in own):
-            masks.append(p)
-    for m in masks:
-        args += ["--tmpfs", str(m)]
-    args += ["--bind", str(scratch), str(scratch)]  # inside the hidden root: mounted before it turns read-only
-    for m in masks:
-        args += ["--remount-ro", str(m)]
-    args += ["--chdir", str(workdir), "--clearenv"]
-    for key, value in env.items():
-        args += ["--setenv", key, value]
-    return [*args, "--", *argv]
+    workdir = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
+    args = [bwrap, *flags, *_system(), "--bind", str(scratch), INSIDE_TMP]
+    own = own_paths(argv, workdir)
+    for path in own:
+        if path != Path("/"):
+            args += ["--ro-bind", str(path), str(path)]
+    args += _masks(own, hide)
+    # The sandbox's own root (a tmpfs holding the mount points) read-only too: the scratch is the
+    # only place a bot writes.
+    return [*args, "--remount-ro", "/", "--chdir", str(workdir), "--", *argv]
+
+
+def _masks(own: list[Path], hide: Sequence[str | os.PathLike]) -> list[str]:
+    """Mounts hiding each of the referee's outputs that lies inside a directory the bot sees: a
+    directory behind an empty read-only tmpfs (unless the bot's own files are in it: then only
+    the output files named in `hide`), a file behind /dev/null (unless a hidden directory holds
+    it already). Outputs must exist when the bot starts."""
+    paths = [Path(os.path.abspath(h)) for h in hide]
+    visible = [p for p in paths if any(_inside(p, o) for o in own)]
+    dirs = [p for p in visible if p.is_dir() and not p.is_symlink() and not any(_inside(o, p) for o in own)]
+    dirs = [d for d in dirs if not any(d != e and _inside(d, e) for e in dirs)]  # outermost only
+    args: list[str] = []
+    for d in dict.fromkeys(dirs):
+        args += ["--tmpfs", str(d), "--remount-ro", str(d)]
+    for p in dict.fromkeys(visible):
+        if p.is_file() and p not in own and not any(_inside(p, d) for d in dirs):
+            args += ["--ro-bind", "/dev/null", str(p)]
+    return args
+
+
+#: what `play` and `tournament` print, once, when they run command bots outside the sandbox
+UNSANDBOXED = ("command bots run without a sandbox: each can read this machine's files (the replay being "
+               "written included), see its processes and use its network; run strangers' bots with "
+               "--sandbox bwrap (see docs/security.md)")
+
+
+def require(sandbox: str, what: str = "--sandbox bwrap") -> None:
+    """UsageError where `sandbox` is one this machine cannot give (never a silent run without)."""
+    from referee.errors import UsageError
+
+    check(sandbox)
+    if sandbox == "bwrap":
+        reason = unavailable_reason()
+        if reason is not None:
+            raise UsageError(f"{what}: {reason}")

@@ -452,6 +452,8 @@ class SubprocessPlayer(Player):
         if not self.argv:
             raise IndexError("empty command")
         env = dict(self.env if self.env is not None else os.environ)
+        for name in _sandbox.NEVER_ENV:  # the deal key, even unsandboxed
+            env.pop(name, None)
         env[BOT_ID_VAR] = self.bot_id
         program = self.argv[0]
         if os.sep in program:
@@ -463,11 +465,13 @@ class SubprocessPlayer(Player):
             if shutil.which(program, path=_abs_path(env.get("PATH", os.defpath), self.cwd)) is None:
                 raise FileNotFoundError(f"{program} is not on PATH")
         argv = wrapper(self.resources) + self.argv
-        if self.sandbox == "bwrap" and _sandbox.available():
+        if self.sandbox == "bwrap":
+            # bwrap itself starts with the bot's clean environment: its init (pid 1 inside) shows
+            # its own environment to the bot.
             self.scratch = _sandbox.new_scratch()
-            inner = _sandbox.bot_env(self.env, self.scratch)
-            inner[BOT_ID_VAR] = self.bot_id
-            argv = _sandbox.wrap(argv, self.cwd, inner, self.scratch, self.hide)
+            env = _sandbox.bot_env(self.env, self.scratch)
+            env[BOT_ID_VAR] = self.bot_id
+            argv = _sandbox.wrap(argv, self.cwd, self.scratch, self.hide)
             self.sandboxed = True
         return argv, env
 

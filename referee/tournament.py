@@ -35,13 +35,14 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from referee import executors
+from referee import executors, sandbox, sealing
 from referee.errors import RefereeError, UsageError
 from referee.limits import spin_us
 from referee.runner import Limits, Seat
 from referee.tournament_config import Entrant, MatchSpec, TournamentConfig
 
 JOURNAL = "journal.jsonl"
+SETUP_VERSION = 1  # the journal head's "setup" (sealed deals); journals without it are refused
 LOCK = ".lock"  # held (flock) by the run using the output directory; holds its pid
 
 
@@ -123,8 +124,11 @@ def _on_term(signum, frame):
     raise _Terminated()
 
 
-def _worker_init(plugins_dir: str | None, driver: int | None = None, in_flight: InFlight | None = None) -> None:
+def _worker_init(plugins_dir: str | None, driver: int | None = None, in_flight: InFlight | None = None,
+                 scratch: str | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides what Ctrl-C means
+    if scratch is not None:
+        sandbox.use_scratch_root(scratch)  # the run's one scratch root, which the driver removes
     signal.signal(signal.SIGTERM, _on_term)
     if driver is not None:
         _exit_with(driver)
@@ -229,11 +233,14 @@ def _guard(players: list[Any]) -> None:
 
 
 def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
-         plugins_dir: str | None = None, guard: bool = False) -> dict[str, Any]:
+         plugins_dir: str | None = None, guard: bool = False, key: sealing.DealKey | None = None,
+         hide: list[str] | None = None) -> dict[str, Any]:
     """Play one scheduled match (in a worker) and return its journal record.
 
-    With `guard`, each bot runs under a parent-death guard (`setpriv --pdeathsig KILL`), so it
-    dies with the worker even when the worker is killed without any cleanup.
+    The deal is sealed by the tournament's `key`. With `guard`, each bot runs under a
+    parent-death guard (`setpriv --pdeathsig KILL`), so it dies with the worker even when the
+    worker is killed without any cleanup. A sandboxed bot sees nothing of `out_dir` (journal,
+    deal key, replays, logs) nor of the directories in `hide`.
     """
     from referee.match import make_players
     from referee.runner import run_match
@@ -250,10 +257,12 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     replay_dir = Path(out_dir) / "replays"
     started = time.perf_counter()
     wall = time.monotonic()
-    players = make_players(game, spec.config, spec.seed, seats, registry, limits, replay_dir, spec.key, commands)
+    players = make_players(game, spec.config, spec.seed, seats, registry, limits, replay_dir, spec.key, commands,
+                           key=key, hide=[out_dir, *(hide or ())])
     if guard:
         _guard(players)
-    result = run_match(game, spec.config, spec.seed, seats, players, limits, replay=replay_dir / f"{spec.key}.jsonl")
+    result = run_match(game, spec.config, spec.seed, seats, players, limits, replay=replay_dir / f"{spec.key}.jsonl",
+                       key=key)
     res = result.result
     return {
         "type": "match",
@@ -276,14 +285,15 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     }
 
 
-def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str) -> dict[str, Any]:
+def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
+               key: sealing.DealKey) -> dict[str, Any]:
     """One match in a local worker process (see `_worker_init`): `play`, its bots guarded, so a
     worker killed outright (SIGKILL, OOM) takes its bots with it."""
     _idle.clear()
     try:
         if _in_flight is not None:
             _in_flight.start(spec.index)
-        return play(spec, entrants, limits, out_dir, None, True)
+        return play(spec, entrants, limits, out_dir, None, True, key)
     finally:
         if _in_flight is not None:
             _in_flight.stop()
@@ -294,7 +304,7 @@ FILES = "files"  # the key of a task's returned files; never journaled
 
 
 def play_task(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
-              plugins_dir: str | None, shared_out: bool) -> dict[str, Any]:
+              plugins_dir: str | None, shared_out: bool, key: sealing.DealKey) -> dict[str, Any]:
     """One match as a task on a (dask) worker that may be another machine or die mid-match.
 
     The bots are guarded (they die with the worker). With `shared_out` the worker writes the
@@ -303,9 +313,9 @@ def play_task(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out
     the driver to write.
     """
     if shared_out:
-        return play(spec, entrants, limits, out_dir, plugins_dir, guard=True)
+        return play(spec, entrants, limits, out_dir, plugins_dir, guard=True, key=key)
     with tempfile.TemporaryDirectory(prefix="referee-match-") as tmp:
-        record = play(spec, entrants, limits, tmp, plugins_dir, guard=True)
+        record = play(spec, entrants, limits, tmp, plugins_dir, guard=True, key=key, hide=[out_dir])
         replays = Path(tmp) / "replays"
         files = {f"replays/{p.name}": p.read_bytes() for p in sorted(replays.iterdir()) if p.is_file()} \
             if replays.is_dir() else {}
@@ -385,8 +395,9 @@ def prepare(config: TournamentConfig, resume: bool) -> tuple[list[MatchSpec], li
     from referee.standings import read_journal
 
     matches = config.matches()
+    key = sealing.for_directory(config.out)
     head = {"type": "tournament", "name": config.name, "file": str(config.path),
-            "matches": len(matches), "fingerprint": fingerprint(matches)}
+            "matches": len(matches), "fingerprint": fingerprint(matches), "setup": setup(config, key)}
     journal = config.out / JOURNAL
     done: list[dict[str, Any]] = []
     if journal.exists() and journal.stat().st_size > 0:
@@ -398,8 +409,58 @@ def prepare(config: TournamentConfig, resume: bool) -> tuple[list[MatchSpec], li
         if old_head is None or old_head.get("fingerprint") != head["fingerprint"]:
             raise UsageError(f"{journal} was written for a different schedule; cannot resume it "
                              "with this tournament file")
+        old_setup = old_head.get("setup")
+        if not isinstance(old_setup, dict) or old_setup.get("version") != SETUP_VERSION:
+            raise UsageError(f"{journal} was written by an older referee (its deals were not sealed); "
+                             "cannot resume it: start the tournament again in another --out")
+        changed = _changed(old_setup, head["setup"])
+        if changed is not None:
+            raise UsageError(f"cannot resume {journal}: {changed} since it was written (its results would "
+                             "mix two set-ups); restore it, or start again in another --out")
     done_idx = {r["index"] for r in done}
     return [m for m in matches if m.index not in done_idx], done, head
+
+
+def setup(config: TournamentConfig, key: sealing.DealKey) -> dict[str, Any]:
+    """What besides the schedule decides a result, as the journal's head keeps it for --resume:
+    each entrant's strategy or command, working directory, environment and own limits, the
+    match limits and sandbox, and the deal key's public id. Environment values are kept only
+    as digests keyed by the deal key (they may hold secrets)."""
+    limits = {k: v for k, v in asdict(match_limits(config)).items() if k != "spin_us"}  # timing only
+    entrants = {}
+    for name, e in sorted(config.entrants.items()):
+        entrants[name] = {
+            "strategy": e.strategy, "command": e.command, "cwd": os.path.abspath(e.cwd) if e.cwd else None,
+            "env": {var: f"{key.derive('env', var, value):064x}"[:16] for var, value in sorted(e.env.items())},
+            "move_ms": e.move_ms, "start_ms": e.start_ms,
+        }
+    return {"version": SETUP_VERSION, "deal_key": key.id, "limits": limits, "entrants": entrants}
+
+
+def _changed(old: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """What differs between two set-ups, in words (the first difference found), or None."""
+    if old.get("deal_key") != new["deal_key"]:
+        return (f"the deal key changed (id {old.get('deal_key')} then, {new['deal_key']} now: "
+                f"{sealing.KEY_ENV} set differently, or {sealing.KEY_FILE} replaced)")
+    old_limits, new_limits = old.get("limits") or {}, new["limits"]
+    for name in sorted(set(old_limits) | set(new_limits)):
+        if old_limits.get(name) != new_limits.get(name):
+            return f"limit {name} changed ({old_limits.get(name)!r} then, {new_limits.get(name)!r} now)"
+    old_e, new_e = old.get("entrants") or {}, new["entrants"]
+    for name in sorted(set(old_e) | set(new_e)):
+        if name not in new_e:
+            return f"entrant {name!r} was removed"
+        if name not in old_e:
+            return f"entrant {name!r} was added"
+        for field_name in sorted(set(old_e[name]) | set(new_e[name])):
+            then, now = old_e[name].get(field_name), new_e[name].get(field_name)
+            if then != now:
+                if field_name == "env":
+                    then, now = then or {}, now or {}
+                    var = next(v for v in sorted(set(then) | set(now)) if then.get(v) != now.get(v))
+                    return f"entrant {name!r}: environment variable {var} changed"
+                return f"entrant {name!r}: {field_name} changed ({then!r} then, {now!r} now)"
+    return None
 
 
 def match_limits(config: TournamentConfig) -> Limits:
@@ -446,6 +507,9 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
         Journal(config.out / JOURNAL, head).close()
         return sorted(records, key=lambda r: r["index"]) if keep else []
     limits = match_limits(config)
+    key = sealing.for_directory(config.out)
+    if limits.sandbox == "bwrap":
+        sandbox.require("bwrap", "the tournament's limits.sandbox = \"bwrap\"")
     journaled = {r["index"] for r in records}
     out = config.out.resolve()
     # Absolute working directories: a worker may run in another directory, or on another machine
@@ -455,21 +519,22 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
     in_flight = InFlight(workers) if config.executor == "local" else None
     # The journal is opened once the backend is up: a scheduler that cannot be reached leaves no
     # journal behind (which would ask for --resume next time).
-    with executors.open_backend(config.executor, workers, scheduler=config.scheduler, shared_out=config.shared_out,
-                                initializer=_worker_init, initargs=(plugins_dir, os.getpid(), in_flight)) as backend:
+    with _scratch_root() as scratch, executors.open_backend(
+            config.executor, workers, scheduler=config.scheduler, shared_out=config.shared_out,
+            initializer=_worker_init, initargs=(plugins_dir, os.getpid(), in_flight, scratch)) as backend:
         journal = Journal(config.out / JOURNAL, head)
         try:
             if on_start is not None:
                 on_start(backend)
             if backend.kind == "local":
                 def submit(spec):
-                    return backend.submit(play_local, spec, entrants, limits, str(out), name=spec.key)
+                    return backend.submit(play_local, spec, entrants, limits, str(out), key, name=spec.key)
             else:
                 plugins = os.path.abspath(plugins_dir) if plugins_dir else None
 
                 def submit(spec):
                     return backend.submit(play_task, spec, entrants, limits, str(out), plugins, backend.shared_out,
-                                          name=spec.key)
+                                          key, name=spec.key)
             # A bounded window of matches in flight, not every match submitted at once: the
             # futures held do not grow with the schedule, and Ctrl-C has little to cancel.
             window = max(8, 4 * config.concurrency)
@@ -543,6 +608,17 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
         finally:
             journal.close()
     return sorted(records, key=lambda r: r["index"]) if keep else []
+
+
+@contextmanager
+def _scratch_root() -> Iterator[str]:
+    """The run's one root of bot scratch directories, shared by its local workers; removed at
+    the end, whatever the bots did to it."""
+    root = tempfile.mkdtemp(prefix="referee-scratch-")
+    try:
+        yield root
+    finally:
+        sandbox.remove_scratch(Path(root))
 
 
 def _killed_twice(matches: list[MatchSpec]) -> RefereeError:

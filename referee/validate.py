@@ -20,7 +20,6 @@ battery stops early (0: never), so a broken bot is reported in seconds, not minu
 from __future__ import annotations
 
 import json
-import random
 import statistics
 import tempfile
 import time
@@ -29,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee import sealing
 from referee.config import resolve_config
 from referee.errors import ConfigError, UsageError
 from referee.game import Action, Game
@@ -36,6 +36,7 @@ from referee.limits import subprocess_options
 from referee.players import Fault, Hello, Player, Reply, StrategyPlayer
 from referee.plugins import Registry
 from referee.runner import Limits, Seat, run_match
+from referee.sealing import DealKey
 
 EXAMPLES = 3  # examples kept per fault kind
 TAIL = 300  # characters of a bot's stderr tail kept in an example
@@ -160,8 +161,12 @@ def run_validation(
     end_grace_ms: int = 2000,
     on_match: Callable[[int, int, Case, bool], None] | None = None,
     cases: list[Case] | None = None,
+    key: DealKey | None = None,
 ) -> dict[str, Any]:
-    """Play the battery and return the report (JSON-ready); `on_match(done, total, case, faulted)`."""
+    """Play the battery and return the report (JSON-ready); `on_match(done, total, case, faulted)`.
+
+    Deals are sealed by `key` (default: REFEREE_DEAL_KEY, else a fresh key for this battery).
+    """
     from referee.subprocess_bot import SubprocessPlayer
 
     if not argv:
@@ -169,6 +174,7 @@ def run_validation(
     if seeds < 1:
         raise UsageError("--seeds must be at least 1")
     cases = cases if cases is not None else battery(game, registry, seeds, base_seed)
+    key = key or sealing.for_run()
     tally = _Tally()
     started = time.perf_counter()
     stopped = False
@@ -186,13 +192,13 @@ def run_validation(
                         players.append(watched)
                     else:
                         entry = registry.strategies[case.reference]
-                        rng = random.Random(f"{case.seed}/{i}/{case.reference}")
+                        rng = key.rng("strategy", case.seed, i, case.reference)
                         seats.append(Seat(f"{case.reference}#{i}", "strategy", case.reference))
                         players.append(StrategyPlayer(entry.factory(game.name, i, config, rng)))
             except BaseException:
                 bot.close()
                 raise
-            result = run_match(game, config, case.seed, seats, players, limits)
+            result = run_match(game, config, case.seed, seats, players, limits, key=key)
             faulted = _add(tally, case, result, watched, bot)
             if on_match is not None:
                 on_match(k + 1, len(cases), case, faulted)

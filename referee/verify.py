@@ -188,7 +188,9 @@ class _Faults:
         self.count = [0] * self.n
         self.max_faults = self.limits.get("max_faults")
         self.policy = self.limits.get("fallback")
-        self.rng = random.Random(f"fallback/{self.seed}") if self.policy == "random" else None
+        # Sealed replays name the fallback's own seed; older ones seeded it from the match seed.
+        seed = self.limits.get("fallback_seed", self.seed)
+        self.rng = random.Random(f"fallback/{seed}") if self.policy == "random" else None
 
     def fault(self, seat: int, kind: str) -> None:
         self.count[seat] += 1

@@ -135,7 +135,9 @@ def test_ctrl_c_during_play_says_what_the_replay_holds(tmp_path):
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err, err
-    assert err.strip() == f"interrupted: {out} holds the moves played so far, without a result"
+    first, last = err.strip().splitlines()
+    assert first.startswith("warning: command bots run without a sandbox")
+    assert last == f"interrupted: {out} holds the moves played so far, without a result"
     assert out.read_text().count('"type":"move"') >= 20
 
 
@@ -154,19 +156,36 @@ def test_limits_past_their_caps_are_usage_errors_not_the_bots_fault(args):
     assert proc.returncode == 2 and "less than or equal to" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_play_twice_gives_identical_replays_apart_from_ms(tmp_path):
-    def strip(path):
-        recs = [json.loads(line) for line in path.read_text().splitlines()]
-        for r in recs:
-            r.pop("ms", None)
-        return recs
+def _strip_ms(path):
+    recs = [json.loads(line) for line in path.read_text().splitlines()]
+    for r in recs:
+        r.pop("ms", None)
+    return recs
 
+
+def test_play_twice_with_the_deal_key_pinned_gives_identical_replays_apart_from_ms(tmp_path, monkeypatch):
+    monkeypatch.setenv("REFEREE_DEAL_KEY", "an organiser's own key, pinned")
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     for out in (a, b):
         proc = referee("play", "maumau", "-p", "random", "-p", BOT, "-p", "maumau-greedy",
                        "--seed", "7", "--out", str(out))
         assert proc.returncode == 0, proc.stderr
-    assert strip(a) == strip(b)
+    assert _strip_ms(a) == _strip_ms(b)
+
+
+def test_the_same_seed_under_fresh_deal_keys_deals_differently(tmp_path, monkeypatch):
+    # issue 15 #1: the seed alone (public, or guessable) no longer gives the deal away
+    monkeypatch.delenv("REFEREE_DEAL_KEY", raising=False)
+    deals, ids = [], []
+    for k in range(2):
+        out = tmp_path / f"{k}.jsonl"
+        proc = referee("play", "maumau", "-p", "random", "-p", "random", "--seed", "7", "--out", str(out))
+        assert proc.returncode == 0, proc.stderr
+        recs = _strip_ms(out)
+        deals.append(next(r["hands"] for r in recs if r["type"] == "deal"))
+        ids.append(recs[0]["match"])
+    assert deals[0] != deals[1] and ids[0] != ids[1]
+    assert all(len(mid.split("-")) == 2 for mid in ids)  # "<game>-<hex>": no seed in it
 
 
 def test_log_protocol_writes_every_line_exchanged(tmp_path):

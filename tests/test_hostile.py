@@ -336,8 +336,8 @@ def test_resource_limits_and_environment_as_the_bot_sees_them(tmp_path, sandbox,
     assert "limit NOFILE 50 50" in log
     assert "limit CORE 0 0" in log
     if sandbox == "bwrap":
-        scratch = run.bot.scratch
-        assert f"env HOME={scratch} TMPDIR={scratch} PROBE_SECRET=None" in log
+        # the scratch directory is the sandbox's own /tmp
+        assert "env HOME=/tmp TMPDIR=/tmp PROBE_SECRET=None" in log
     else:
         assert "PROBE_SECRET=s3cret" in log
 
@@ -355,16 +355,15 @@ def test_limits_without_prlimit_use_the_python_wrapper(tmp_path, monkeypatch):
     assert f"limit AS {400 << 20} {400 << 20}" in run.log()
 
 
-def test_without_bwrap_the_referee_warns_once_and_uses_the_plain_limits(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sandbox_mod, "_probe", (False, "bubblewrap (bwrap) is not installed"))
-    monkeypatch.setattr(sandbox_mod, "_warned", False)
+def test_without_bwrap_a_bot_asked_to_run_sandboxed_never_runs_unsandboxed(tmp_path, monkeypatch):
+    # It used to warn and run the bot with the plain limits: failing open.
+    monkeypatch.setattr(sandbox_mod, "_probe", (None, "bubblewrap (bwrap) is not installed"))
     run = play(tmp_path, bot("probe"), sandbox="bwrap", cpu_s=7)
-    assert_contained(run, None)
-    assert not run.bot.sandboxed and not run.players[2].sandboxed
-    assert "limit CPU 7 8" in run.log()
-    err = capsys.readouterr().err
-    assert err.count("warning: bubblewrap (bwrap) is not installed") == 1
-    assert "without the sandbox" in err
+    assert not run.bot.sandboxed and run.bot.pid is None  # never started
+    assert [f.kind for f in run.result.faults if f.seat == HOSTILE] == ["crash"]
+    detail = next(f.detail for f in run.result.faults if f.seat == HOSTILE)
+    assert "bubblewrap (bwrap) is not installed" in detail and "apt-get install bubblewrap" in detail
+    assert "limit CPU" not in run.log()
 
 
 def test_unknown_sandbox_is_refused():
@@ -492,7 +491,7 @@ def test_tournament_limits_reach_the_bots(tmp_path, sandbox):
     assert [r["faults"] for r in records] == [[0, 0]]
     log = next((tmp_path / "out" / "replays").glob("*.seat0.log")).read_text()
     assert "limit CPU 11 12" in log and f"limit AS {500 << 20}" in log and "limit NOFILE 40 40" in log
-    assert ("referee-scratch-" in log) == (sandbox == "bwrap")  # HOME/TMPDIR: its scratch dir
+    assert ("env HOME=/tmp TMPDIR=/tmp" in log) == (sandbox == "bwrap")  # its scratch dir, as /tmp
 
 
 @pytest.mark.parametrize("line, concurrency, expected", [

@@ -102,8 +102,9 @@ HOSTILE = [
 @pytest.mark.parametrize("name, options, kinds", HOSTILE)
 def test_each_hostile_bot_fails_with_its_fault_named(tmp_path, name, options, kinds):
     out = tmp_path / "report.json"
+    # plain mode (the sandbox, validate's default, is covered in test_hostile.py for each bot)
     result = CliRunner().invoke(app, ["validate", "maumau", "--move-ms", "300", "--start-ms", "800",
-                                      "--max-failed", "1", "--json", str(out), *options,
+                                      "--max-failed", "1", "--json", str(out), "--sandbox", "none", *options,
                                       "--", sys.executable, str(BOTS / f"{name}.py")])
     assert result.exit_code == 1, result.output
     report = json.loads(out.read_text())

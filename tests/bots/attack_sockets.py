@@ -1,0 +1,53 @@
+"""Attack: reach a Unix socket of the host (an accomplice, docker.sock, ssh-agent, the
+multiprocessing forkserver of a tournament) from the seat.
+
+Connects to every socket file under /tmp, /run, /var/run and /dev/shm, and to every socket named
+in /proc/net/unix (abstract ones included); `attack_sockets.py PATH...` adds paths to try.
+"""
+
+import os
+import socket
+import stat
+import sys
+
+from _attack import play, report
+
+
+def sockets():
+    paths = set(sys.argv[1:])
+    for root in ("/tmp", "/run", "/var/run", "/dev/shm"):
+        for dirpath, _, files in os.walk(root):
+            for name in files:
+                path = os.path.join(dirpath, name)
+                try:
+                    if stat.S_ISSOCK(os.lstat(path).st_mode):
+                        paths.add(path)
+                except OSError:
+                    pass
+    try:
+        with open("/proc/net/unix") as f:
+            for line in f.read().splitlines()[1:]:
+                parts = line.split()
+                if len(parts) >= 8:
+                    paths.add(parts[7])
+    except OSError:
+        pass
+    return sorted(paths)
+
+
+def on_hello(msg):
+    reached = []
+    for path in sockets():
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(0.5)
+        try:
+            s.connect("\0" + path[1:] if path.startswith("@") else path)
+            reached.append(path)
+        except OSError:
+            pass
+        finally:
+            s.close()
+    report("sockets", bool(reached), ", ".join(reached) or "no socket reachable")
+
+
+play(on_hello=on_hello)
