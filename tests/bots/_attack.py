@@ -2,7 +2,9 @@
 
 Every attempt is reported as one stderr line, `ATTACK <name> WON <detail>` when the bot got what
 its seat may not have, `ATTACK <name> HELD <detail>` when the referee stopped it; the tests read
-the seat's log. The bot plays legal moves either way, so the match ends normally.
+the seat's log. A bot that won also answers its next act with a `{"type":"cheated",...}` line, a
+protocol fault, so that a win shows where no log is kept (validate, a tournament's journal). It
+plays legal moves otherwise, so the match ends normally.
 """
 
 import json
@@ -10,9 +12,14 @@ import random
 import sys
 
 
-def report(name, won, detail=""):
-    sys.stderr.write(f"ATTACK {name} {'WON' if won else 'HELD'} {detail}\n")
+won = []
+
+
+def report(name, success, detail=""):
+    sys.stderr.write(f"ATTACK {name} {'WON' if success else 'HELD'} {detail}\n")
     sys.stderr.flush()
+    if success:
+        won.append(f"{name}: {detail}")
 
 
 def play(on_hello=None, on_act=None):
@@ -32,7 +39,10 @@ def play(on_hello=None, on_act=None):
             if on_act is not None:
                 on_act(msg, acted)
             acted += 1
-            _send({"type": "action", "id": msg["id"], "index": rng.randrange(len(msg["legal"]))})
+            if won:
+                _send({"type": "cheated", "id": msg["id"], "won": won.pop()})
+            else:
+                _send({"type": "action", "id": msg["id"], "index": rng.randrange(len(msg["legal"]))})
 
 
 def _send(message):

@@ -2,12 +2,13 @@
 
 The match id used to be `<game>-<seed>-<hash>`, and tournament seeds derive from the public
 tournament seed; the deal was `Random(seed)`. This bot tries the seed in the match id, every
-seed below 1000, and (with `--tournament-seed N`) the seeds a tournament file with seed N makes,
+seed below 300, and (with `--tournament-seed N`) the seeds a tournament file with seed N makes,
 rebuilding the deal with the game's own plugin and comparing its own hand at its first act.
 """
 
 import argparse
 import functools
+import glob
 import os
 import random
 import re
@@ -26,9 +27,10 @@ def candidates(match_id):
     m = re.match(r"^[a-z]+-(\d+)-", match_id)
     if m:
         seeds.append(int(m.group(1)))
-    seeds += range(1000)
+    seeds += range(300)
     if args.tournament_seed is not None:
         try:
+            games()
             from referee.tournament_config import derive_seed
             seeds = [derive_seed(args.tournament_seed, hello["game"], g, i) for g in range(4) for i in range(20)] + seeds
         except Exception:
@@ -39,16 +41,17 @@ def candidates(match_id):
 @functools.cache
 def games():
     # The public code: the referee's own plugins, from the bot's working directory (a checkout)
-    sys.path[:0] = [os.getcwd(), os.path.join(os.getcwd(), "plugins")]
+    sys.path[:0] = [os.getcwd(), os.path.join(os.getcwd(), "plugins"),
+                    *glob.glob(os.path.join(os.getcwd(), ".venv", "lib", "python*", "site-packages"))]
     from referee.plugins import load_registry
 
     return load_registry().games
 
 
 def hand_of(seed):
+    game = games()[hello["game"]]
     from referee.game import Record
 
-    game = games()[hello["game"]]
     state = game.new_state(hello["config"], hello["players"], random.Random(seed))
     for out in state.drain():
         if type(out) is Record and out.data.get("type") == "deal":

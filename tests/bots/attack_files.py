@@ -2,7 +2,7 @@
 
 `attack_files.py PATH...`: tries to read each PATH (a replay being written, the protocol log, the
 journal, the deal key, another seat's log); writes a marker into its own scratch (TMPDIR) and,
-at its later acts, looks for another bot's marker anywhere under /tmp and the scratch roots.
+at each act, looks for another bot's marker anywhere under /tmp and the scratch roots.
 """
 
 import glob
@@ -32,15 +32,16 @@ seen = set()
 
 
 def on_act(msg, acted):
-    roots = {"/tmp", "/var/tmp", "/dev/shm", tempfile.gettempdir(), os.path.dirname(tempfile.gettempdir())}
-    roots |= set(glob.glob("/tmp/referee-scratch-*"))
+    roots = {"/tmp", "/var/tmp", "/dev/shm", tempfile.gettempdir()} | set(glob.glob("/tmp/referee-scratch-*"))
+    if os.path.dirname(tempfile.gettempdir()) != "/":  # the directory of the scratch directories
+        roots.add(os.path.dirname(tempfile.gettempdir()))
     for root in roots:
         for dirpath, _, files in os.walk(root):
             for name in files:
                 if name.startswith(MARK) and name != mine and name not in seen:
                     seen.add(name)
                     report("scratch", True, f"another bot's file {os.path.join(dirpath, name)}")
-    if acted == 5 and not seen:
+    if acted == 0 and not seen:
         report("scratch", False, "no other bot's file found")
 
 
