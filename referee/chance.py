@@ -1,4 +1,10 @@
-"""Seeded chance for rules plugins (C-2): the stdlib's own draws, without its per-call overhead.
+"""Seeded chance for rules plugins (C-2): one stream per deal and per chance event, and the
+stdlib's own draws without its per-call overhead.
+
+`Streams` splits a match's PRNG into independent streams: deal n is shuffled from its own
+stream, and so is the k-th chance event of deal n (a reshuffle, a draw). What one deal or event
+draws then never shifts another, so a deal seed played under several seatings (a duplicate
+tournament) deals every deal identically, however differently the seats play.
 
 `shuffle(rng, x)` is `rng.shuffle(x)` and `randbelow(rng, n)` is `rng.randrange(n)`: the very
 same results from the very same PRNG draws (CPython's Random.shuffle and
@@ -62,3 +68,27 @@ def randbelow(rng: random.Random, n: int) -> int:
     if FAST and type(rng) is random.Random:
         return _below(rng.getrandbits, n)
     return rng.randrange(n)
+
+
+class Streams:
+    """The chance streams of one match (C-2): one `random.Random` per deal and per chance event.
+
+    Built from the PRNG handed to `Game.new_state`, of which it draws 128 bits once (the base);
+    every stream is then `random.Random(f"{base}/deal/{n}")` or `random.Random(f"{base}/chance/{n}/{k}")`,
+    seeded from a string (hashed with SHA-512 by CPython, not by `hash()`), so the same on every
+    machine and independent of what any other stream drew. Pure: no global state.
+    """
+
+    __slots__ = ("base",)
+
+    def __init__(self, rng: random.Random) -> None:
+        self.base: int = rng.getrandbits(128)
+
+    def deal(self, n: int) -> random.Random:
+        """A fresh PRNG for dealing deal `n` (1-based): the same whatever happened in earlier deals."""
+        return random.Random(f"{self.base}/deal/{n}")
+
+    def chance(self, n: int, k: int) -> random.Random:
+        """A fresh PRNG for the `k`-th chance event (1-based) after the deal of deal `n`: the same
+        whatever the deal or the other events drew."""
+        return random.Random(f"{self.base}/chance/{n}/{k}")

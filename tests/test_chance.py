@@ -1,8 +1,9 @@
-"""referee.chance: the stdlib's own shuffles and draws (C-2), inlined."""
+"""referee.chance: a stream per deal and per chance event, and the stdlib's own shuffles and draws
+(C-2), inlined."""
 
 import random
 
-from referee.chance import FAST, randbelow, shuffle
+from referee.chance import FAST, Streams, randbelow, shuffle
 
 
 def test_the_inlined_draws_are_this_pythons_own():
@@ -34,3 +35,22 @@ def test_other_prngs_use_their_own_methods():
 
     shuffle(Counting(1), [1, 2, 3])
     assert Counting.calls == 1
+
+
+def test_streams_draw_128_bits_once_then_derive_each_stream_from_them():
+    rng, probe = random.Random(9), random.Random(9)
+    streams = Streams(rng)
+    base = probe.getrandbits(128)
+    assert streams.base == base and rng.getstate() == probe.getstate()
+    assert streams.deal(3).getstate() == random.Random(f"{base}/deal/3").getstate()
+    assert streams.chance(3, 2).getstate() == random.Random(f"{base}/chance/3/2").getstate()
+
+
+def test_each_stream_is_its_own_whatever_the_others_drew():
+    streams = Streams(random.Random(1))
+    first = [streams.deal(2).random() for _ in range(2)]
+    assert first[0] == first[1]  # a fresh PRNG each call: drawing from one never moves another
+    draws = {streams.deal(1).random(), streams.deal(2).random(), streams.chance(1, 1).random(),
+             streams.chance(1, 2).random(), streams.chance(2, 1).random()}
+    assert len(draws) == 5
+    assert Streams(random.Random(2)).deal(1).random() != streams.deal(1).random()

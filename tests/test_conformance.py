@@ -8,11 +8,14 @@ is well formed (C-5 ranks); and a seed replays to identical bytes (ms fields asi
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import Counter
 
 import pytest
 
+from referee.config import resolve_config
+from referee.game import Record
 from referee.plugins import load_registry
 from referee.replay import read_replay
 from referee.testing import random_playout
@@ -156,6 +159,49 @@ def test_same_seed_same_replay(name, variant, players, count, tmp_path):
         assert kinds[0] == "header" and kinds[1] == "deal" and kinds[-1] == "result"
         assert kinds.count("deal") == kinds.count("deal_end") >= 1
         assert ra[0]["seed"] == seed and ra[0]["game"] == name
+
+
+DEAL_SEEDS = 4  # seeds per game whose deals are compared across two ways of playing
+
+
+def _deals(game, config, players, seed, choose):
+    """The `deal` records of one match started from `random.Random(seed)`, each seat choosing
+    `choose(legal)`, by deal number."""
+    state = game.new_state(config, players, random.Random(seed))
+    deals = {}
+    while True:
+        for out in state.drain():
+            if isinstance(out, Record) and out.data["type"] == "deal":
+                deals[out.data["deal"]] = out.data
+        if state.to_act() is None:
+            return deals
+        state.apply(choose(state.legal_actions()))
+
+
+@pytest.mark.parametrize("name, players", [
+    pytest.param(name, n, id=f"{name}-{n}p")
+    for name, game in sorted(_registry.games.items()) for n in sorted({game.min_players, game.max_players})
+])
+def test_a_seed_deals_every_deal_alike_however_the_seats_play(name, players):
+    """C-2, for duplicate tournaments: deal n of a seed is the same whatever was played before
+    it (reshuffles included), so every seating of a duplicate set gets the same deals."""
+    game = _registry.games[name]
+    config = resolve_config(game, {}, players)
+    compared = 0
+    for seed in range(DEAL_SEEDS):
+        pick = random.Random(seed)
+        first = _deals(game, config, players, seed, lambda legal: legal[0])
+        other = _deals(game, config, players, seed, lambda legal: legal[pick.randrange(len(legal))])
+        for n in sorted(first.keys() & other.keys()):
+            a, b = first[n], other[n]
+            if a.get("dealer") != b.get("dealer") or a.get("active") != b.get("active"):
+                continue  # a tie-break deal (MM-9) among other seats: dealt to other hands
+            if name == "presidente" and n > 1 and config["jokers"]:
+                continue  # P-10: the extra two cards go to the Slave, whoever it was
+            for key in ("hands", "stock", "up", "reserve"):
+                assert a.get(key) == b.get(key), f"seed {seed}, deal {n}: the {key} differ"
+            compared += n > 1
+    assert compared >= DEAL_SEEDS  # deals after the first were compared
 
 
 def test_every_builtin_game_is_registered():

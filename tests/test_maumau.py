@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 
+from referee.chance import Streams
 from referee.config import resolve_config
 from referee.errors import ConfigError, RulesError
 from referee.game import Event, Record
@@ -65,7 +66,7 @@ def test_MM_1_deal_one_at_a_time_from_the_dealers_left():
     state, seed = dealt_state(3, lambda up: up[0] != "J")
     out = state.drain()
     deck = make_deck("standard", 1)
-    random.Random(seed).shuffle(deck)
+    Streams(random.Random(seed)).deal(1).shuffle(deck)  # C-2: deal 1's own stream
     deal = records(out)[0]
     assert deal["type"] == "deal" and deal["deal"] == 1 and deal["dealer"] == 0
     assert deal["hands"] == [deck[2:15:3], deck[0:15:3], deck[1:15:3]]
@@ -90,7 +91,7 @@ def test_MM_1_round_2_is_dealt_from_the_new_dealers_left():
     state.apply({"play": "5H", "say": "mau mau"})
     deal = records(state.drain())[-1]
     deck = make_deck("standard", 1)
-    random.Random(4).shuffle(deck)  # the match's PRNG: its first use is this deal
+    Streams(random.Random(4)).deal(2).shuffle(deck)  # C-2: deal 2's own stream
     assert deal["dealer"] == 1  # round 2: seat 1 deals, seat 2 gets the first card
     assert deal["hands"] == [deck[1:15:3], deck[2:15:3], deck[0:15:3]]
     assert deal["up"] == deck[15] and deal["stock"] == deck[16:]

@@ -11,6 +11,7 @@ import random
 
 import pytest
 
+from referee.chance import Streams
 from referee.config import resolve_config
 from referee.errors import ConfigError, RulesError
 from referee.game import Event, Record
@@ -237,7 +238,7 @@ def test_M_3_discards_count_for_the_candidates_team_and_never_enter_a_pile():
 # -- M-4 deals ---------------------------------------------------------------------------------
 
 
-def test_M_4_the_deal_passes_left_and_the_prng_carries_over():
+def test_M_4_the_deal_passes_left_and_each_deal_is_shuffled_from_its_own_stream():
     state = new_match(seed=21, deals=3)
     records = [o.data for o in state.drain() if isinstance(o, Record)]
     while state.to_act() is not None:
@@ -245,9 +246,9 @@ def test_M_4_the_deal_passes_left_and_the_prng_carries_over():
         records += [o.data for o in state.drain() if isinstance(o, Record)]
     deals = [r for r in records if r["type"] == "deal"]
     assert [d["dealer"] for d in deals] == [0, 1, 2]
-    rng = random.Random(21)
+    streams = Streams(random.Random(21))  # C-2: deal n from the match's stream for deal n
     for d in deals:
-        hands, reserve = deal_cards(rng, d["dealer"])
+        hands, reserve = deal_cards(streams.deal(d["deal"]), d["dealer"])
         assert d["hands"] == hands and d["reserve"] == reserve
     assert [r["deal"] for r in records if r["type"] == "deal_end"] == [1, 2, 3]
 

@@ -17,6 +17,7 @@ import random
 from bisect import insort
 from typing import Any
 
+from referee.chance import Streams
 from referee.errors import RulesError
 from referee.game import Action, Event, GameState, Outcome, Output, Record, check_cards, next_script_record
 
@@ -40,15 +41,16 @@ class MauMauState(GameState):
 
     # Slots: past 30 attributes CPython 3.11 gives each instance a plain dict, and every attribute
     # access on the hot path would pay a dict lookup. (`script` stays a class attribute.)
-    __slots__ = ("n", "rng", "hand_size", "ace", "seven_chain", "sevens", "voluntary_draw", "announcements",
-                 "target", "max_decisions", "max_tiebreaks", "cards", "deal", "dealer", "hands", "counts",
-                 "stock", "discard", "suit", "penalty", "chain", "turn", "phase", "drawn", "decisions",
+    __slots__ = ("n", "streams", "chances", "hand_size", "ace", "seven_chain", "sevens", "voluntary_draw",
+                 "announcements", "target", "max_decisions", "max_tiebreaks", "cards", "deal", "dealer", "hands",
+                 "counts", "stock", "discard", "suit", "penalty", "chain", "turn", "phase", "drawn", "decisions",
                  "stalled", "totals", "tiebreaks", "winner", "others", "active", "next_seat", "_out", "_legal",
                  "_resolved", "_move_start", "_observation")
 
     def __init__(self, config: dict[str, Any], players: int, rng: random.Random, *, deal: bool = True) -> None:
         self.n = players
-        self.rng = rng
+        self.streams = Streams(rng)  # C-2: each deal and each reshuffle draws from its own stream
+        self.chances = 0  # chance events (reshuffles) so far in this deal
         self.hand_size: int = config["hand_size"]
         self.ace: str = config["ace"]
         self.seven_chain: int = config["seven_chain"]
@@ -448,11 +450,13 @@ class MauMauState(GameState):
         return got
 
     def _reshuffle(self) -> None:
-        """MM-8: the discard pile less its top card becomes the new draw pile."""
+        """MM-8: the discard pile less its top card becomes the new draw pile, shuffled from this
+        chance event's own stream (C-2)."""
         pile = self.discard[:-1]
         self.discard = self.discard[-1:]
+        self.chances += 1
         if self.script is None:
-            shuffle(self.rng, pile)
+            shuffle(self.streams.chance(self.deal, self.chances), pile)
         else:
             pile = self._scripted_reshuffle(pile)
         self._out.append(Record({"type": "chance", "deal": self.deal, "kind": "reshuffle", "stock": pile}))
@@ -471,7 +475,8 @@ class MauMauState(GameState):
         self.next_seat = [next((s + k) % n for k in range(1, n + 1) if on[(s + k) % n]) for s in range(n)]
 
     def _start_deal(self) -> None:
-        """MM-1: shuffle, deal one at a time from dealer+1, turn the up-card."""
+        """MM-1: shuffle (from this deal's own stream, C-2), deal one at a time from dealer+1, turn
+        the up-card."""
         self.deal += 1
         n = self.n
         order = []
@@ -479,9 +484,10 @@ class MauMauState(GameState):
         for _ in self.active:
             order.append(s)
             s = self.next_seat[s]
+        self.chances = 0
         if self.script is None:
             deck = list(self.cards)
-            shuffle(self.rng, deck)
+            shuffle(self.streams.deal(self.deal), deck)
         else:
             deck = self._scripted_deck(order)
         dealt: list[list[str]] = [[] for _ in range(n)]

@@ -3,7 +3,8 @@
 Settled here (docs/rules/mayor.md): the shuffled deck is dealt in packets of three,
 clockwise from the dealer's left (seat dealer+1 first), six rounds; the last two packets
 form the reserve. While the reserve would hold a Mayor, a Special or the Town Hall, the same
-PRNG shuffles the deck again (M-1), so the deal is a pure function of the PRNG's state.
+PRNG (the deal's own stream, referee.chance.Streams) shuffles the deck again (M-1), so the deal
+is a pure function of that PRNG's state.
 """
 
 from __future__ import annotations

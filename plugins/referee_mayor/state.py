@@ -20,6 +20,7 @@ import random
 from bisect import bisect_left
 from typing import Any
 
+from referee.chance import Streams
 from referee.errors import RulesError
 from referee.game import Action, Event, GameState, Outcome, Output, Record, check_cards, next_script_record
 
@@ -68,11 +69,12 @@ def _split(hand: list[str]) -> dict[str, list[str]]:
 
 
 class MayorState(GameState):
-    """A whole Mayor match: `deals` deals of 4 seats, dealt from the PRNG it was given (C-2)."""
+    """A whole Mayor match: `deals` deals of 4 seats, each dealt from its own stream of the PRNG it
+    was given (C-2)."""
 
     # Slots: past 30 attributes CPython 3.11 gives each instance a plain dict, and every attribute
     # access on the hot path would pay a dict lookup. (`script` stays a class attribute.)
-    __slots__ = ("mode", "advanced", "deals", "rng", "deal", "dealer", "totals", "scores", "_out",
+    __slots__ = ("mode", "advanced", "deals", "streams", "deal", "dealer", "totals", "scores", "_out",
                  "_playable_now", "_legal", "phase", "hands", "by_suit", "reserve", "reserve_zone", "discards",
                  "candidate", "called", "mayor", "ally", "team", "revealed", "piles", "pile_votes", "trick_no",
                  "leader", "current", "cursor", "trick_cards", "trick_seats", "played", "led", "top_building",
@@ -83,7 +85,7 @@ class MayorState(GameState):
         self.mode = mode
         self.advanced = mode == ADVANCED
         self.deals = deals
-        self.rng = rng
+        self.streams = Streams(rng)  # C-2: each deal is shuffled from its own stream
         self.deal = 1
         self.dealer = 0
         self.totals = [0.0] * PLAYERS
@@ -151,7 +153,10 @@ class MayorState(GameState):
 
     def _start_deal(self) -> None:
         self._clear_deal()
-        dealt, reserve = deal_cards(self.rng, self.dealer) if self.script is None else self._scripted_deal()
+        if self.script is None:
+            dealt, reserve = deal_cards(self.streams.deal(self.deal), self.dealer)
+        else:
+            dealt, reserve = self._scripted_deal()
         for seat in range(PLAYERS):
             self._hold(seat, dealt[seat])
         self.reserve = list(reserve)

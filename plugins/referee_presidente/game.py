@@ -12,6 +12,7 @@ import random
 from itertools import combinations
 from typing import Any
 
+from referee.chance import Streams, shuffle
 from referee.errors import RulesError
 from referee.game import Action, Event, Game, GameState, Option, Outcome, Output, Record, check_cards, next_script_record
 from referee_presidente.cards import (
@@ -105,7 +106,7 @@ class PresidenteState(GameState):
 
     def __init__(self, config: dict[str, Any], rng: random.Random) -> None:
         self.config = config
-        self.rng = rng
+        self.streams = Streams(rng)  # C-2: each round is shuffled from its own stream
         self.jokers: bool = bool(config.get("jokers", False))
         self.rounds: int = int(config.get("rounds", 5))
         self.deal = 0
@@ -146,14 +147,14 @@ class PresidenteState(GameState):
         self.exchanged = False
 
     def _deal_round(self) -> None:
-        """Shuffle with the match's PRNG and deal the next round (P-1, P-10)."""
+        """Shuffle (from this round's own stream, C-2) and deal the next round (P-1, P-10)."""
         self.deal += 1
         self.dealer = (self.deal - 1) % PLAYERS  # round 1: seat 0 deals; then the deal passes left
         if self.script is not None:
             self._begin_round(self._scripted_hands())
             return
         deck = list(DECK_WITH_JOKERS if self.jokers else DECK)
-        self.rng.shuffle(deck)
+        shuffle(self.streams.deal(self.deal), deck)
         hands: list[list[str]] = [[] for _ in range(PLAYERS)]
         for i in range(52):  # one at a time from the dealer's left, 13 each
             hands[(self.dealer + 1 + i) % PLAYERS].append(deck[i])
