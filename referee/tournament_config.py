@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee import designs
 from referee.config import resolve_config, shown
 from referee.errors import ConfigError, UsageError
 from referee.executors import EXECUTORS
@@ -21,6 +22,7 @@ from referee.limits import LIMIT_MAX, MAX_CONCURRENCY  # the caps of [limits], s
 from referee.plugins import Registry
 
 SCHEDULES = ("round-robin", "gauntlet")
+_SEATING = " or ".join(repr(d) for d in designs.DESIGNS)  # what a `seating` key may be (referee/designs.py)
 
 # The most matches a tournament may schedule: `matches()` holds the whole schedule in memory.
 MAX_MATCHES = 1_000_000
@@ -46,7 +48,8 @@ class Entrant:
 
 @dataclass(frozen=True)
 class GameEntry:
-    """One game of the tournament: its config, table size, schedule and seeds."""
+    """One game of the tournament: its config, table size, schedule and seeds, and with
+    `duplicate` the seating design each seed is played under (referee/designs.py)."""
 
     game: str
     config: dict[str, Any]
@@ -56,6 +59,7 @@ class GameEntry:
     seeds: int
     duplicate: bool
     entrants: tuple[str, ...]
+    seating: str = "balanced"  # one of designs.DESIGNS; used only with `duplicate`
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +99,12 @@ class TournamentConfig:
         specs: list[MatchSpec] = []
         for g_index, entry in enumerate(self.games):
             seeds = [derive_seed(self.seed, entry.game, g_index, i) for i in range(entry.seeds)]
+            orders = seating_orders(entry)
             for t_index, table in enumerate(tables(entry)):
-                # one tuple per rotation, shared by every seed's match
-                rotations = [table[r:] + table[:r] for r in range(len(table) if entry.duplicate else 1)]
+                # one tuple per seating, shared by every seed's match
+                arranged = [tuple(table[i] for i in order) for order in orders]
                 for s_index, seed in enumerate(seeds):
-                    for r, seats in enumerate(rotations):
+                    for r, seats in enumerate(arranged):
                         key = f"{entry.game}.g{g_index}.t{t_index}.s{s_index}.r{r}"
                         specs.append(MatchSpec(len(specs), key, entry.game, entry.config, seed, seats))
         return specs
@@ -109,6 +114,14 @@ def derive_seed(seed: int, game: str, g_index: int, i: int) -> int:
     """The i-th deal seed of a game entry: stable across runs and machines."""
     digest = hashlib.sha256(f"{seed}/{game}/{g_index}/{i}".encode()).digest()
     return int.from_bytes(digest[:4], "big") >> 1
+
+
+def seating_orders(entry: GameEntry) -> tuple[designs.Seating, ...]:
+    """The seatings each seed of a table is played under: the entry's design with `duplicate`
+    (match key suffix `.r<n>`: the n-th seating of the design), else the table's own order."""
+    if entry.duplicate:
+        return designs.seatings(entry.seating, entry.players)
+    return (tuple(range(entry.players)),)
 
 
 def tables(entry: GameEntry) -> list[tuple[str, ...]]:
@@ -182,7 +195,7 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     r = _Reader(path)
     known_top = {"name", "seed", "limits", "concurrency", "out", "entrants", "games",
-                 "schedule", "seeds", "duplicate", "focus", "executor", "scheduler", "shared_out"}
+                 "schedule", "seeds", "duplicate", "seating", "focus", "executor", "scheduler", "shared_out"}
     for key in data:
         if key not in known_top:
             raise r.fail(key, f"one of the keys {', '.join(sorted(known_top))} (unknown key)")
@@ -212,6 +225,9 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
     if default_seeds < 1:
         raise r.fail("seeds", "at least 1", default_seeds)
     default_duplicate = r.get(data, "duplicate", "", bool, default=False)
+    default_seating = r.get(data, "seating", "", str, default=designs.DESIGNS[0], expected=_SEATING)
+    if default_seating not in designs.DESIGNS:
+        raise r.fail("seating", _SEATING, default_seating)
     default_focus = r.get(data, "focus", "", str, default=None)
 
     raw_games = r.get(data, "games", "", list, expected="an array of tables [[games]]")
@@ -224,9 +240,10 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
         if not isinstance(g, dict):
             raise r.fail(where, "a table", g)
         for key in g:
-            if key not in ("game", "config", "players", "schedule", "focus", "seeds", "duplicate", "entrants"):
-                raise r.fail(f"{where}.{key}", "game, config, players, schedule, focus, seeds, duplicate "
-                             "or entrants (unknown key)")
+            if key not in ("game", "config", "players", "schedule", "focus", "seeds", "duplicate", "seating",
+                           "entrants"):
+                raise r.fail(f"{where}.{key}", "game, config, players, schedule, focus, seeds, duplicate, "
+                             "seating or entrants (unknown key)")
         game_name = r.get(g, "game", where, str, expected="a game name")
         if game_name not in registry.games:
             known = ", ".join(sorted(registry.games))
@@ -250,6 +267,12 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
         if seeds < 1:
             raise r.fail(f"{where}.seeds", "at least 1", seeds)
         duplicate = r.get(g, "duplicate", where, bool, default=default_duplicate)
+        seating = r.get(g, "seating", where, str, default=default_seating, expected=_SEATING)
+        if seating not in designs.DESIGNS:
+            raise r.fail(f"{where}.seating", _SEATING, seating)
+        if "seating" in g and not duplicate:
+            raise r.fail(f"{where}.seating", "duplicate = true with it (without duplicate each seed is played "
+                         "once, in the table's order)", seating)
         listed = r.get_list(g, "entrants", where, str, "the name of an [[entrants]] table", default=None)
         if listed is None:
             names = tuple(e.name for e in entrants.values() if e.games is None or game_name in e.games)
@@ -274,7 +297,7 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
         if len(names) < players:
             raise r.fail(f"{where}.players", f"no more than the {len(names)} entrants that play {game_name}",
                          players)
-        games.append(GameEntry(game_name, config, players, schedule, focus, seeds, duplicate, names))
+        games.append(GameEntry(game_name, config, players, schedule, focus, seeds, duplicate, names, seating))
         counts.append(_count(games[-1], where, g))
     total = sum(n for n, _ in counts)
     if total > MAX_MATCHES:
@@ -332,21 +355,27 @@ def _executor(r: _Reader, data: dict, executor: str | None, scheduler: str | Non
 
 
 def _count(entry: GameEntry, where: str, g: dict) -> tuple[int, str]:
-    """How many matches a game entry makes (tables x seeds x rotations, as `matches()` builds them,
+    """How many matches a game entry makes (tables x seeds x seatings, as `matches()` builds them,
     without building them), and how, naming the keys the user wrote."""
     n, k = len(entry.entrants), entry.players
     if entry.schedule == "round-robin":
         tables_n, how = math.comb(n, k), f"every {k} of {n} entrants"
     else:
         tables_n, how = math.comb(n - 1, k - 1), f"{entry.focus} with every {k - 1} of {n - 1} entrants"
-    rotations = k if entry.duplicate else 1
-    matches = tables_n * entry.seeds * rotations
+    orders = designs.size(entry.seating, k) if entry.duplicate else 1
+    matches = tables_n * entry.seeds * orders
     seeds_key = f"{where}.seeds" if "seeds" in g else "seeds"
     duplicate_key = f"{where}.duplicate" if "duplicate" in g else "duplicate"
+    seating_key = f"{where}.seating" if "seating" in g else "seating"
+    design = f" ({entry.seating!r} design)" if entry.duplicate else ""
+    hint = ""
+    if entry.duplicate:
+        hint = f", set {duplicate_key} = false"
+        if entry.seating != "rotation":
+            hint += f", set {seating_key} = 'rotation' ({k} seatings)"
     how = (f"{where} ({entry.game}) makes {matches:,} ({tables_n:,} tables, {how}, x {entry.seeds} "
-           f"seed{'s' if entry.seeds != 1 else ''} x {rotations} rotation{'s' if rotations != 1 else ''}); lower "
-           f"{seeds_key} or {where}.players" + (f", set {duplicate_key} = false" if entry.duplicate else "")
-           + f" or list fewer entrants in {where}.entrants")
+           f"seed{'s' if entry.seeds != 1 else ''} x {orders:,} seating{'s' if orders != 1 else ''}{design}); "
+           f"lower {seeds_key} or {where}.players{hint} or list fewer entrants in {where}.entrants")
     return matches, how
 
 

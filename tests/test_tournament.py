@@ -61,17 +61,17 @@ def many(tmp_path, seeds=2, concurrency=1, target=100, n=5, name="t.toml"):
 def test_round_robin_with_duplicate_seats_everyone_everywhere_equally(tmp_path):
     config = load_tournament(many(tmp_path, seeds=3), REGISTRY)
     matches = config.matches()
-    # C(5,3) tables x 3 seeds x 3 rotations
-    assert len(matches) == 10 * 3 * 3
+    # C(5,3) tables x 3 seeds x 3! seatings (the balanced design of 3 seats: every order)
+    assert len(matches) == 10 * 3 * 6
     seats = Counter((name, seat) for m in matches for seat, name in enumerate(m.seats))
     for name in ("e0", "e1", "e2", "e3", "e4"):
         assert len({seats[(name, s)] for s in range(3)}) == 1, seats
     by_table_seed = Counter((frozenset(m.seats), m.seed) for m in matches)
-    assert set(by_table_seed.values()) == {3}
-    rotations = {}
+    assert set(by_table_seed.values()) == {6}
+    orders = {}
     for m in matches:
-        rotations.setdefault((frozenset(m.seats), m.seed), set()).add(m.seats)
-    assert all(len(r) == 3 for r in rotations.values())
+        orders.setdefault((frozenset(m.seats), m.seed), set()).add(m.seats)
+    assert all(len(r) == 6 for r in orders.values())
 
 
 def test_gauntlet_puts_the_focus_at_every_table(tmp_path):

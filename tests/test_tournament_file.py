@@ -116,12 +116,14 @@ def many_entrants(n: int) -> str:
 
 
 def test_a_schedule_too_big_is_refused_before_it_is_built(tmp_path):
-    # 24 entrants, players = 10 (for 4), duplicate: C(24, 10) x 10 rotations = 19,612,560 matches
+    # 24 entrants; games[1]: players = 10, duplicate: C(24, 10) x 360 balanced seatings = 706,052,160 matches
     text = "duplicate = true\n" + many_entrants(24) + MAUMAU + '[[games]]\ngame = "maumau"\nplayers = 10\n'
     line = refused(tmp_path, write(tmp_path, text))
-    assert f": games[1]: expected at most {MAX_MATCHES:,} matches in all, got 19,613,112" in line, line
-    assert "games[1] (maumau) makes 19,612,560 (1,961,256 tables" in line, line
-    for hint in ("lower seeds or games[1].players", "set duplicate = false", "fewer entrants in games[1].entrants"):
+    assert f": games[1]: expected at most {MAX_MATCHES:,} matches in all, got 706,052,712" in line, line
+    assert "games[1] (maumau) makes 706,052,160 (1,961,256 tables" in line, line
+    assert "x 360 seatings ('balanced' design)" in line, line
+    for hint in ("lower seeds or games[1].players", "set duplicate = false", "set seating = 'rotation' (10 seatings)",
+                 "fewer entrants in games[1].entrants"):
         assert hint in line, line
 
 
@@ -139,10 +141,34 @@ def test_the_counted_schedule_is_the_schedule_built(tmp_path, game):
     ("seeds = -3", "seeds"),
     ('schedule = "swiss"', "schedule"),
     ('schedule = "gauntlet"\nfocus = "nobody"', "focus"),
+    ('seating = "latin"', "seating"),
 ])
 def test_a_bad_top_level_default_is_named_as_written(tmp_path, line, key):
     line = refused(tmp_path, write(tmp_path, line + "\n" + BASE + MAUMAU))
     assert f"t.toml: {key}: expected" in line, line
+
+
+@pytest.mark.parametrize("line, message", [
+    ('seating = "latin"', ": games[0].seating: expected 'balanced' or 'all' or 'rotation', got \"latin\""),
+    ("seating = true", ": games[0].seating: expected 'balanced' or 'all' or 'rotation', got true"),
+    ('duplicate = true\nseating = "Rotation"', ": games[0].seating: expected 'balanced' or 'all' or 'rotation'"),
+    ('seating = "all"', ": games[0].seating: expected duplicate = true with it (without duplicate each seed is "
+                        "played once, in the table's order), got \"all\""),
+    ('duplicate = false\nseating = "rotation"', ": games[0].seating: expected duplicate = true with it"),
+])
+def test_a_bad_seating_is_one_line(tmp_path, line, message):
+    line = refused(tmp_path, write(tmp_path, BASE + MAUMAU + line + "\n"))
+    assert message in line, line
+
+
+def test_seating_defaults_to_balanced_and_a_top_level_seating_is_every_games_default(tmp_path):
+    config = load_tournament(write(tmp_path, BASE + MAUMAU + "duplicate = true\n"), REGISTRY)
+    assert config.games[0].seating == "balanced"
+    text = 'seating = "rotation"\nduplicate = true\n' + BASE + MAUMAU + MAUMAU + 'seating = "all"\n'
+    config = load_tournament(write(tmp_path, text), REGISTRY)
+    assert [g.seating for g in config.games] == ["rotation", "all"]
+    config = load_tournament(write(tmp_path, 'seating = "all"\n' + BASE + MAUMAU), REGISTRY)  # unused: fine
+    assert not config.games[0].duplicate and len(config.matches()) == 1
 
 
 def test_values_are_shown_as_written_in_toml(tmp_path):
