@@ -1,11 +1,11 @@
-"""Run every benchmark and print one table: engine, protocol, tournament, startup, memory.
+"""Run every benchmark and print one table: engine, protocol, tournament, startup, memory, sandbox.
 
 Each part prints its own table as it goes and writes bench/results/<part>.json; this script
 then prints the summary against the issue 9 targets and writes bench/results/run.json.
 Figures are medians of several runs, but on a shared 2-core machine they still move with
 whatever else runs: the load average is printed with them.
 
-Usage: python bench/run.py [--quick] [--only engine,protocol,tournament,startup,memory]
+Usage: python bench/run.py [--quick] [--only engine,protocol,tournament,startup,memory,sandbox]
 Never asserts anything.
 """
 
@@ -22,10 +22,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import engine  # noqa: E402
 import memory  # noqa: E402
 import protocol  # noqa: E402
+import sandbox  # noqa: E402
 import startup  # noqa: E402
 from common import RESULTS, ROOT, machine, machine_line, table, write_results  # noqa: E402
 
-PARTS = ("engine", "protocol", "tournament", "startup", "memory")
+PARTS = ("engine", "protocol", "tournament", "startup", "memory", "sandbox")
 
 
 def tournament(quick: bool) -> dict:
@@ -59,6 +60,8 @@ def main(argv: list[str] | None = None) -> None:
             data[part] = startup.main(["--runs", "5" if args.quick else "10"])
         elif part == "memory":
             data[part] = memory.main([])
+        elif part == "sandbox":
+            data[part] = sandbox.main(["--quick"] if args.quick else [])
         sys.stdout.flush()
     after = machine()
     print("\n== summary (issue 9 targets) ==")
