@@ -114,7 +114,7 @@ def attacks(out: Path, socket_path: str) -> dict[str, tuple[str, tuple[str, ...]
         "deal": (attack("deal", "--tournament-seed", "2026"), ("deal",)),
         "env": (attack("env", TOKEN, KEY), ("env",)),
         "files": (attack("files", *secret), ("read", "scratch")),
-        "sockets": (attack("sockets", socket_path), ("sockets",)),
+        "sockets": (attack("sockets", socket_path), ("sockets", "fds")),
         "root": (attack("root", str(out), str(ROOT)), ("remount", "shadow", "immutable", "userns", "signal", "caps")),
     }
 
@@ -219,7 +219,7 @@ def test_every_attack_fails_in_a_tournament_at_concurrency_2(visible_out, canary
     assert len(records) == 21 and all(sum(r["faults"]) == 0 for r in records), \
         [r["fault_log"] for r in records if sum(r["faults"])]
     logs = "\n".join(p.read_text(errors="replace") for p in (visible_out / "replays").glob("*.seat*.log"))
-    assert_held(logs, "deal", "env", "read", "scratch", "sockets", "remount", "shadow", "userns", "caps")
+    assert_held(logs, "deal", "env", "read", "scratch", "sockets", "fds", "remount", "shadow", "userns", "caps")
 
 
 # -- scratch directories of bots running at once, in different workers -------------------------------
@@ -340,32 +340,64 @@ def _paths() -> list[str]:
     return [str(ROOT), str(ROOT / "plugins"), *site.getsitepackages()]
 
 
-@needs_bwrap
-@pytest.mark.parametrize("name", ["deal", "env", "files", "sockets", "root"])
-def test_every_attack_fails_as_an_unprivileged_user(name, canary_socket):
+def _as_nobody(args: list[str], out: Path, timeout: int = 600) -> subprocess.CompletedProcess:
+    """`referee ARGS` run as nobody (uid 65534) with the system Python, from the checkout."""
     prefix = _unprivileged_python()
     if prefix is None:
         pytest.skip("no way to run the referee as an unprivileged user here (not root, or the checkout or a "
                     "system Python is not readable by nobody)")
+    code = f"import sys; sys.path[:0] = {_paths()!r}; sys.argv[0] = 'referee'; from referee.cli import main; main()"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(out), "TMPDIR": str(out), "ORGANISER_TOKEN": TOKEN,
+           "REFEREE_DEAL_KEY": KEY, "PYTHONPATH": os.pathsep.join(_paths())}
+    return subprocess.run([*prefix, "-c", code, *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture
+def nobody_out(canary_socket):
+    """An output directory of nobody's; the canary socket made reachable to nobody."""
     out = Path(tempfile.mkdtemp(prefix="referee-unpriv-"))
-    try:
-        os.chown(out, 65534, 65534)
-        os.chmod(Path(canary_socket).parent, 0o755)
-        os.chmod(canary_socket, 0o777)
-        command, expected = attacks(out, canary_socket)[name]
-        command = command.replace(sys.executable, "/usr/bin/python3", 1)
-        code = (f"import sys; sys.path[:0] = {_paths()!r}; sys.argv[0] = 'referee'; "
-                "from referee.cli import main; main()")
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(out), "ORGANISER_TOKEN": TOKEN, "REFEREE_DEAL_KEY": KEY,
-               "PYTHONPATH": os.pathsep.join(_paths())}
-        proc = subprocess.run([*prefix, "-c", code, "play", "maumau", "-p", "random", "-p", command, "--seed", "7",
-                               "--sandbox", "bwrap", "--out", str(out / "m.jsonl"), "--log-protocol",
-                               str(out / "protocol.log")], cwd=ROOT, env=env, capture_output=True, text=True,
-                              timeout=300)
-        assert proc.returncode == 0, proc.stderr
-        log = (out / "m.seat1.log").read_text(errors="replace")
-        assert_held(log, *expected)
-        if name == "deal":
-            assert "no seed tried deals my hand" in log
-    finally:
-        sandbox_mod.remove_scratch(out)
+    os.chown(out, 65534, 65534)
+    os.chmod(Path(canary_socket).parent, 0o755)
+    os.chmod(canary_socket, 0o777)
+    yield out
+    sandbox_mod.remove_scratch(out)
+
+
+def _system_python(command: str) -> str:
+    return command.replace(sys.executable, "/usr/bin/python3", 1)
+
+
+@needs_bwrap
+@pytest.mark.parametrize("name", ["deal", "env", "files", "sockets", "root"])
+def test_every_attack_fails_as_an_unprivileged_user(name, canary_socket, nobody_out):
+    out = nobody_out
+    command, expected = attacks(out, canary_socket)[name]
+    proc = _as_nobody(["play", "maumau", "-p", "random", "-p", _system_python(command), "--seed", "7", "--sandbox",
+                       "bwrap", "--out", str(out / "m.jsonl"), "--log-protocol", str(out / "protocol.log")], out)
+    assert proc.returncode == 0, proc.stderr
+    log = (out / "m.seat1.log").read_text(errors="replace")
+    assert_held(log, *expected)
+    if name == "deal":
+        assert "no seed tried deals my hand" in log
+
+
+@needs_bwrap
+def test_every_attack_fails_as_an_unprivileged_user_in_validate_and_a_tournament(canary_socket, nobody_out):
+    out = nobody_out
+    for name, (command, _) in attacks(out, canary_socket).items():
+        proc = _as_nobody(["validate", "presidente", "--json", "-", "--max-failed", "1", "--",
+                           *_system_python(command).split()], out)
+        report = json.loads(proc.stdout)
+        assert proc.returncode == 0 and report["passed"] and report["sandbox"]["used"], (name, report["faults"])
+    tour_out = out / "t"
+    path = _tournament(tour_out, canary_socket)
+    path.write_text(path.read_text().replace(sys.executable, "/usr/bin/python3"))
+    os.chown(path, 65534, 65534)
+    proc = _as_nobody(["tournament", str(path)], out)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in (tour_out / "journal.jsonl").read_text().splitlines()[1:]]
+    assert len(records) == 21 and all(sum(r["faults"]) == 0 for r in records), \
+        [r["fault_log"] for r in records if sum(r["faults"])]
+    logs = "\n".join(p.read_text(errors="replace") for p in (tour_out / "replays").glob("*.seat*.log"))
+    assert_held(logs, "deal", "env", "read", "scratch", "sockets", "fds", "remount", "userns", "caps")

@@ -3,7 +3,9 @@
 
 Each is produced by the referee itself: `referee play` with `--log-protocol`, the example bot
 bots/python/random_bot.py in the seat that acts first, `random` strategies elsewhere, a fixed
-seed. The excerpt is that seat's lines from `hello` to its first `action`, then the `end`.
+seed and a published deal key (`REFEREE_DEAL_KEY=DOC_KEY`: docs need a reproducible deal; a real
+organiser keeps theirs private). The excerpt is that seat's lines from `hello` to its first
+`action`, then the `end`.
 
     python tools/transcripts.py           # rewrite the blocks in docs/protocol.md
     python tools/transcripts.py --check   # exit 1 if a block is stale (tests/test_protocol_docs.py)
@@ -11,7 +13,7 @@ seed. The excerpt is that seat's lines from `hello` to its first `action`, then 
 
 from __future__ import annotations
 
-import random
+import os
 import re
 import shlex
 import subprocess
@@ -24,6 +26,7 @@ DOC = ROOT / "docs" / "protocol.md"
 BOT = "python3 bots/python/random_bot.py"
 #: per game: (players, seed)
 MATCHES = {"maumau": (3, 7), "presidente": (4, 7), "mayor": (4, 7)}
+DOC_KEY = "docs/protocol.md transcripts (a published key)"
 BLOCK = re.compile(r"(<!-- transcript: (\w+) -->\n)(.*?)(<!-- /transcript: \2 -->)", re.S)
 
 
@@ -31,9 +34,11 @@ def first_to_act(game: str, players: int, seed: int) -> int:
     """The seat that makes the match's first decision (the runner deals from the same seed)."""
     from referee.config import resolve_config
     from referee.plugins import load_registry
+    from referee.sealing import DealKey
 
     g = load_registry(None).games[game]
-    return g.new_state(resolve_config(g, {}, players), players, random.Random(seed)).to_act()
+    rng = DealKey(DOC_KEY.encode()).rng("deal", game, seed)
+    return g.new_state(resolve_config(g, {}, players), players, rng).to_act()
 
 
 def command(game: str) -> list[str]:
@@ -54,7 +59,7 @@ def render(game: str) -> str:
         log = Path(tmp) / "protocol.log"
         proc = subprocess.run(
             [sys.executable, "-m", "referee", *args, "--out", str(Path(tmp) / "m.jsonl"), "--log-protocol", str(log)],
-            cwd=ROOT, capture_output=True, text=True, timeout=300,
+            cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "REFEREE_DEAL_KEY": DOC_KEY},
         )
         if proc.returncode != 0:
             raise RuntimeError(f"referee play failed: {proc.stderr}")
@@ -63,7 +68,7 @@ def render(game: str) -> str:
     excerpt = lines[: first_reply + 1] + ["..."] + lines[-1:]
     shown = " ".join(shlex.quote(a) for a in args)
     return (
-        f"`referee {shown} --log-protocol {game}.log` writes these lines for seat {seat} (`>` to the bot, "
+        f"`REFEREE_DEAL_KEY='{DOC_KEY}' referee {shown} --log-protocol {game}.log` writes these lines for seat {seat} (`>` to the bot, "
         f"`<` from it):\n\n```text\n" + "\n".join(excerpt) + "\n```\n"
     )
 

@@ -1,7 +1,7 @@
 """Attack: reach a Unix socket of the host (an accomplice, docker.sock, ssh-agent, the
 multiprocessing forkserver of a tournament) from the seat.
 
-Connects to every socket file under /tmp, /run, /var/run and /dev/shm, and to every socket named
+Lists its inherited descriptors; connects to every socket file under /tmp, /run, /var/run and /dev/shm, and to every socket named
 in /proc/net/unix (abstract ones included); `attack_sockets.py PATH...` adds paths to try.
 """
 
@@ -35,7 +35,22 @@ def sockets():
     return sorted(paths)
 
 
+def inherited():
+    """Descriptors beyond stdin, stdout and stderr: a way back to the referee (a pipe, a socket)."""
+    out = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue  # the listing's own descriptor, closed by now
+        if int(fd) > 2 and not target.startswith("/proc/"):
+            out.append(f"fd {fd} -> {target}")
+    return out
+
+
 def on_hello(msg):
+    fds = inherited()
+    report("fds", bool(fds), ", ".join(fds) or "only stdin, stdout and stderr")
     reached = []
     for path in sockets():
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
