@@ -440,12 +440,16 @@ def standings(
 
 
 def _show_standings(console, records, out_dir: Path, name: str) -> None:
+    from referee import head_to_head
     from referee import standings as st
 
     table = st.compute(records)
-    console.print(st.rich_table(table["overall"], f"Standings: {name} (all games)", points=False))
+    console.print(st.rich_table(table["overall"], f"Standings: {name} ({st.OVERALL_NOTE})", points=False))
     for game, rows in table["games"].items():
         console.print(st.rich_table(rows, f"{game}"))
+    for game, pairs in table["head_to_head"].items():
+        order = [r.entrant for r in table["games"][game]]
+        console.print(head_to_head.rich_table(pairs, f"{game}: head to head", order))
     try:
         paths = st.write_all(table, out_dir, name)
     except OSError as exc:

@@ -442,6 +442,7 @@ def write_index(out_dir: str | Path, registry: Any = None) -> Path:
         parts.append(_standings_html("Standings: all games", table["overall"]))
         for game, rows in table["games"].items():
             parts.append(_standings_html(f"Standings: {game}", rows))
+        parts.append(_head_to_head_html(table.get("head_to_head", {})))
     rows = []
     for rec in sorted(records, key=lambda r: r.get("index", 0)):
         replay_rel = str(rec.get("replay") or "")
@@ -485,3 +486,18 @@ def write_index(out_dir: str | Path, registry: Any = None) -> Path:
     index = out / "index.html"
     index.write_text(page, encoding="utf-8")
     return index
+
+
+def _head_to_head_html(pairs_by_game: dict[str, list[dict[str, Any]]]) -> str:
+    """The head-to-head tables of the index, one per game (columns as in standings.json)."""
+    from referee.head_to_head import COLUMNS
+
+    names = ("entrant", "opponent")
+    head = "".join(f'<th class="{"l" if k in names else ""}">{html.escape(k)}</th>' for k in COLUMNS)
+    sections = []
+    for game, pairs in pairs_by_game.items():
+        body = "".join("<tr>" + "".join(_cell("-" if p.get(k) is None else p[k], "l" if k in names else "")
+                                        for k in COLUMNS) + "</tr>" for p in pairs)
+        sections.append(f"<section><h2>{html.escape(f'Head to head: {game}')}</h2><table><tr>{head}</tr>{body}"
+                        "</table></section>")
+    return "".join(sections)

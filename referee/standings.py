@@ -1,7 +1,22 @@
-"""Standings from a results journal: counts, points, and an OpenSkill rating with a 95% interval.
+"""Standings from a results journal: counts, points, a batch Plackett-Luce rating with a bootstrap
+95% interval, and head-to-head records per game.
 
-Ratings are updated in schedule order (each record's `index`), never in completion order, so a
-resumed tournament ends with exactly the standings of an uninterrupted one.
+The rating (referee/ratings.py) is one maximum-likelihood fit on the finishing ranks of every match
+at once, on an Elo-like scale (mean 0 over the table's entrants; 400 points apart, the stronger
+finishes ahead of the weaker 10 times as often). It depends only on the multiset of results, never
+on their order: a resumed tournament, or the same results in any order, give identical standings.
+
+`low` / `high`, the 95% interval: the 2.5th to 97.5th percentile of the rating over 200 bootstrap
+resamples of the duplicate sets (the matches of one deal, game and seed, played under several
+seatings, drawn together; each game's sets drawn apart), so it says how far the rating could move
+had other deals been dealt. `sigma` is the bootstrap standard error. A game played on a single deal
+has one set only: its tables (a table's seatings of that deal together) are resampled instead, or,
+with a single table, its matches (ordered by their entrants' names: there, renaming entrants may
+redraw the resamples; sets, ordered by seed, never do).
+
+Tables are sorted by rating, then wins, then name. The overall table rates each entrant across every
+game it played, in one fit: it compares entrants fairly only when they played the same games.
+Head-to-head records: referee/head_to_head.py.
 """
 
 from __future__ import annotations
@@ -9,17 +24,21 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-Z95 = 1.959964
+from referee import head_to_head, ratings
+
+OVERALL_NOTE = "all games; each entrant rated across every game it played"
 
 
 @dataclass
 class Row:
-    """One entrant's line in a standings table."""
+    """One entrant's line in a standings table (sigma, low, high: None where no interval is
+    computed, as in the live table)."""
 
     entrant: str
     matches: int = 0
@@ -30,9 +49,9 @@ class Row:
     faults: int = 0
     disqualified: int = 0
     rating: float = 0.0
-    sigma: float = 0.0
-    low: float = 0.0
-    high: float = 0.0
+    sigma: float | None = 0.0
+    low: float | None = 0.0
+    high: float | None = 0.0
 
 
 def read_journal(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
@@ -93,72 +112,142 @@ def _match_problem(rec: dict[str, Any]) -> str | None:
 
 
 class Tally:
-    """Standings of one scope, updated one match at a time: memory grows with the entrants only."""
+    """Standings of one scope, counted one match at a time: memory grows with the entrants (and the
+    distinct tables), never with the matches. Its table is the live one: a rating, no interval.
+    With `rate` False it only counts (`counts`): `compute` rates the whole journal itself."""
 
-    def __init__(self, points: bool = True) -> None:
-        from openskill.models import PlackettLuce
-
-        self.model = PlackettLuce()
+    def __init__(self, points: bool = True, rate: bool = True) -> None:
         self.points = points
+        self.rate = rate
         self.rows: dict[str, Row] = {}
-        self.ratings: dict[str, Any] = {}
-        self.rank_sum: dict[str, int] = {}
+        self.rank_sum: dict[str, int | float] = {}
+        self.point_sum: dict[str, int | Fraction] = {}  # exact, so the totals are order-free
+        self.stats = ratings.Stats()
+        self._theta: dict[str, float] | None = None
 
     def add(self, rec: dict[str, Any]) -> None:
-        """Count one match record and update the ratings with its ranks."""
-        rows, ratings = self.rows, self.ratings
+        """Count one match record."""
+        rows = self.rows
         for seat, name in enumerate(rec["seats"]):
             row = rows.get(name)
             if row is None:
                 row = rows[name] = Row(name)
-                ratings[name] = self.model.rating(name=name)
+                self.rank_sum[name] = self.point_sum[name] = 0
             row.matches += 1
             row.wins += rec["ranks"][seat] == 1
-            self.rank_sum[name] = self.rank_sum.get(name, 0) + rec["ranks"][seat]
+            self.rank_sum[name] += rec["ranks"][seat]
             row.faults += rec["faults"][seat]
             row.disqualified += seat in rec["disqualified"]
             if self.points:
-                row.total_points += rec["scores"][seat]
-        new = self.model.rate([[ratings[name]] for name in rec["seats"]], ranks=list(rec["ranks"]))
-        for name, team in zip(rec["seats"], new):
-            ratings[name] = team[0]
+                score = rec["scores"][seat]
+                self.point_sum[name] += Fraction(score) if isinstance(score, float) else score
+        if self.rate:
+            self.stats.add(rec["seats"], rec["ranks"])
+
+    def counts(self) -> dict[str, Row]:
+        """The rows with their means, by name; no rating yet."""
+        out = {}
+        for name, r in self.rows.items():
+            points = self.point_sum[name]
+            total = points if type(points) is int else round(float(points), 4)  # 12, not 12.0, as before
+            out[name] = replace(r, mean_rank=round(float(self.rank_sum[name]) / r.matches, 4), total_points=total,
+                                mean_points=round(total / r.matches, 4))
+        return out
 
     def table(self) -> list[Row]:
-        """The rows, finished (means, rating and interval) and sorted by rating."""
-        out = []
-        for name, r in self.rows.items():
-            mu, sigma = self.ratings[name].mu, self.ratings[name].sigma
-            total = round(r.total_points, 4)
-            out.append(Row(name, r.matches, r.wins, round(self.rank_sum[name] / r.matches, 4), total,
-                           round(total / r.matches, 4), r.faults, r.disqualified, round(mu, 4), round(sigma, 4),
-                           round(mu - Z95 * sigma, 4), round(mu + Z95 * sigma, 4)))
-        return sorted(out, key=lambda r: (-r.rating, r.mean_rank, r.entrant))
+        """The live table: the batch rating of the matches so far (warm-started from the last
+        table's, a few Newton steps at most), no interval; sorted like the standings."""
+        self._theta = ratings.fit(self.stats, self._theta, steps=3)
+        rated = ratings.centred(self._theta)
+        return _sorted([replace(r, rating=round(rated[name], 2), sigma=None, low=None, high=None)
+                        for name, r in self.counts().items()])
 
 
 def compute(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Standings overall and per game, as {"overall": [Row], "games": {game: [Row]}}.
+    """Standings overall and per game, and head-to-head records per game, as {"overall": [Row],
+    "games": {game: [Row]}, "head_to_head": {game: [Pair]}}; the same for records in any order."""
+    by_game: dict[str, list[dict[str, Any]]] = {}
+    for rec in records:
+        by_game.setdefault(rec["game"], []).append(rec)
+    games = sorted(by_game)
+    sets = {game: duplicate_sets(by_game[game]) for game in games}
+    stats = {game: [ratings.Stats.of((r["seats"], r["ranks"]) for r in unit) for unit in _units(sets[game])]
+             for game in games}
+    rated = {game: ratings.bootstrap([stats[game]]) for game in games}
+    # one game: the overall fit is the game's (the same units in the one stratum)
+    overall = ratings.bootstrap([stats[game] for game in games]) if len(games) != 1 else rated[games[0]]
+    tables = {game: _table(by_game[game], rated[game], True) for game in games}
+    return {
+        "overall": _table([r for game in games for r in by_game[game]], overall, False),
+        "games": tables,
+        "head_to_head": {game: head_to_head.pairs(sets[game], [r.entrant for r in tables[game]]) for game in games},
+    }
 
-    Records are taken in schedule order (their `index`), whatever order they finished in.
-    """
-    overall = Tally(points=False)
-    games: dict[str, Tally] = {}
-    for rec in sorted(records, key=lambda r: r["index"]):
-        overall.add(rec)
-        tally = games.get(rec["game"])
-        if tally is None:
-            tally = games[rec["game"]] = Tally()
+
+def duplicate_sets(records: Iterable[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """One game's records in duplicate sets (the matches of one seed), in a canonical order: sets
+    by seed, records by their results; a record without a seed is a set alone."""
+    sets: dict[tuple, list[dict[str, Any]]] = {}
+    for rec in records:
+        seed = rec.get("seed")
+        key = (0, seed, ()) if type(seed) is int else (1, 0, _content(rec))
+        sets.setdefault(key, []).append(rec)
+    return [sorted(sets[key], key=_content) for key in sorted(sets)]
+
+
+def _units(sets: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+    """The units the rating's bootstrap resamples: the duplicate sets; with a single set, its
+    tables (a table's seatings together, tables by their entrants' names); with a single table,
+    its matches."""
+    if len(sets) != 1:
+        return sets
+    tables: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for rec in sets[0]:
+        tables.setdefault(tuple(sorted(rec["seats"])), []).append(rec)
+    if len(tables) > 1:
+        return [tables[key] for key in sorted(tables)]
+    return [[rec] for rec in sets[0]]
+
+
+def _content(rec: dict[str, Any]) -> tuple:
+    """A record's result, for a canonical order (its place in the schedule left out)."""
+    return (rec["seats"], rec["ranks"], rec["scores"], rec["faults"], sorted(rec["disqualified"]))
+
+
+def _table(records: list[dict[str, Any]], rated: dict[str, ratings.Rating], points: bool) -> list[Row]:
+    """The finished, sorted rows of one scope, its ratings given."""
+    tally = Tally(points, rate=False)
+    for rec in records:
         tally.add(rec)
-    return {"overall": overall.table(), "games": {g: t.table() for g, t in games.items()}}
+    rows = []
+    for name, row in tally.counts().items():
+        r = rated[name]
+        rows.append(replace(row, rating=round(r.rating, 2), sigma=round(r.se, 2), low=round(r.low, 2),
+                            high=round(r.high, 2)))
+    return _sorted(rows)
+
+
+def _sorted(rows: list[Row]) -> list[Row]:
+    """Rows by rating, then wins, then name."""
+    return sorted(rows, key=lambda r: (-r.rating, -r.wins, r.entrant))
 
 
 def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:
-    """JSON/TOML-ready standings."""
+    """JSON-ready standings (a head-to-head interval with a single duplicate set is None)."""
     points = ("total_points", "mean_points")  # each game's own unit: no overall sum
     return {
         "tournament": name,
         "overall": [{k: v for k, v in asdict(r).items() if k not in points} for r in standings["overall"]],
         "games": {g: [asdict(r) for r in rows] for g, rows in standings["games"].items()},
+        "head_to_head": {g: [asdict(p) for p in pairs] for g, pairs in standings.get("head_to_head", {}).items()},
     }
+
+
+def _without_none(data: dict[str, Any]) -> dict[str, Any]:
+    """`as_dict`'s data for TOML, which has no null: a head-to-head pair leaves out a None value."""
+    pairs = {g: [{k: v for k, v in p.items() if v is not None} for p in rows]
+             for g, rows in data["head_to_head"].items()}
+    return {**data, "head_to_head": pairs}
 
 
 COLUMNS = ("entrant", "matches", "wins", "mean_rank", "total_points", "mean_points", "faults",
@@ -188,24 +277,42 @@ def write_all(standings: dict[str, Any], out_dir: Path, name: str = "") -> list[
     p.write_text(markdown(data), encoding="utf-8")
     paths.append(p)
     p = out_dir / "standings.toml"
-    p.write_text(tomli_w.dumps(data), encoding="utf-8")
+    p.write_text(tomli_w.dumps(_without_none(data)), encoding="utf-8")
     paths.append(p)
     return paths
 
 
 def markdown(data: dict[str, Any]) -> str:
-    """The standings as Markdown tables, overall first, then per game."""
+    """The standings as Markdown tables, overall first, then per game, then the head-to-head
+    records per game."""
     lines = [f"# Standings{': ' + data['tournament'] if data['tournament'] else ''}", ""]
-    heads = ("#",) + COLUMNS
-    for scope, rows in [("Overall", data["overall"])] + [(f"Game: {g}", r) for g, r in data["games"].items()]:
-        lines += [f"## {scope}", "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
-        for i, r in enumerate(rows, 1):
-            lines.append("| " + " | ".join([str(i)] + [str(r.get(c, "-")) for c in COLUMNS]) + " |")
-        lines.append("")
-    lines.append("Rating: OpenSkill Plackett-Luce mu; low/high: the 95% interval (mu ± 1.96 sigma). "
-                 "Points are each game's own scores (Mau Mau: penalty points, lower is better); "
-                 "the overall table has none.")
+    scopes = [(f"Overall ({OVERALL_NOTE})", data["overall"])] + [(f"Game: {g}", r) for g, r in data["games"].items()]
+    for scope, rows in scopes:
+        lines += _markdown_table(scope, ("#",) + COLUMNS, [[i] + [r.get(c, "-") for c in COLUMNS]
+                                                           for i, r in enumerate(rows, 1)])
+    for game, pairs in data.get("head_to_head", {}).items():
+        lines += _markdown_table(f"Head to head: {game}", head_to_head.COLUMNS,
+                                 [["-" if p[c] is None else p[c] for c in head_to_head.COLUMNS] for p in pairs])
+    lines += [
+        "Rating: a batch Plackett-Luce fit of every match's finishing ranks (400 points apart, the stronger "
+        "finishes ahead of the weaker 10 times as often; mean 0 over the table's entrants); low/high: its "
+        "95% bootstrap interval over duplicate sets (a deal's matches resampled together), sigma: the "
+        "bootstrap standard error. The overall table rates each entrant across every game it played: "
+        "it compares entrants fairly only when they played the same games. Points are each game's own "
+        "scores (Mau Mau: penalty points, lower is better); the overall table has none.",
+        "",
+        "Head to head: `entrant` is the one higher in the game's standings; ahead/behind/ties count its "
+        "finishes against the opponent; mean_diff is its points minus the opponent's, averaged by "
+        "duplicate set, diff_low/diff_high the Student's t 95% interval over the sets ('-' with one set); "
+        "los: the likelihood of superiority, Phi((ahead - behind) / sqrt(ahead + behind)).",
+    ]
     return "\n".join(lines) + "\n"
+
+
+def _markdown_table(title: str, heads: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
+    lines = [f"## {title}", "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return lines + [""]
 
 
 def rich_table(rows: list[Row], title: str, limit: int | None = None, points: bool = True):
@@ -225,7 +332,8 @@ def rich_table(rows: list[Row], title: str, limit: int | None = None, points: bo
                          overflow="fold")  # narrow terminals wrap a cell rather than cut it
     for i, r in enumerate(rows[:limit] if limit else rows, 1):
         cells = [str(i), Text(r.entrant), str(r.matches), str(r.wins), f"{r.mean_rank:.2f}", f"{r.total_points:g}",
-                 str(r.faults), str(r.disqualified), f"{r.rating:.1f}", f"{r.low:.1f}..{r.high:.1f}"]
+                 str(r.faults), str(r.disqualified), f"{r.rating:.1f}",
+                 "-" if r.low is None or r.high is None else f"{r.low:.1f}..{r.high:.1f}"]
         if not points:
             del cells[5]
         table.add_row(*cells)

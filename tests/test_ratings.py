@@ -1,0 +1,136 @@
+"""The batch Plackett-Luce rating: Breslow ties, order-free fits, recovered strengths, the prior, the
+rating scale, and the bootstrap interval."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from referee import ratings
+
+
+def plackett_luce(rng: random.Random, seats: list[str], strength: dict[str, float]) -> list[int]:
+    """Ranks of `seats` drawn from the Plackett-Luce model (no ties)."""
+    left, order = list(seats), []
+    while left:
+        x = rng.random() * sum(strength[s] for s in left)
+        for name in left:
+            x -= strength[name]
+            if x <= 0:
+                break
+        order.append(name)
+        left.remove(name)
+    return [order.index(name) + 1 for name in seats]
+
+
+def simulated(seed: int, strength: dict[str, float], matches: int, players: int) -> list[tuple[list[str], list[int]]]:
+    rng = random.Random(seed)
+    names = sorted(strength)
+    out = []
+    for _ in range(matches):
+        seats = rng.sample(names, players)
+        out.append((seats, plackett_luce(rng, seats, strength)))
+    return out
+
+
+def test_stages_follow_breslow_ties_and_skip_a_choice_among_one_seat():
+    assert ratings.stages(["a", "b", "c"], [2, 1, 3]) == [(("a", "b", "c"), ("b",)), (("a", "c"), ("a",))]
+    # a and c tie first: each counts as chosen from all three; b, left alone, says nothing
+    assert ratings.stages(["a", "b", "c"], [1, 3, 1]) == [(("a", "b", "c"), ("a", "c"))]
+    # a tie for last place among two is still a choice from two
+    assert ratings.stages(["a", "b", "c"], [1, 2, 2]) == [(("a", "b", "c"), ("a",)), (("b", "c"), ("b", "c"))]
+    assert ratings.stages(["a"], [1]) == []
+
+
+def test_the_fit_is_bit_identical_for_the_same_matches_in_any_order():
+    matches = simulated(1, {"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.5}, 300, 3)
+    first = ratings.rate(matches)
+    for seed in range(5):
+        shuffled = list(matches)
+        random.Random(seed).shuffle(shuffled)
+        assert ratings.rate(shuffled) == first
+    assert ratings.rate(reversed(matches)) == first
+
+
+def test_the_fit_recovers_known_strengths():
+    strength = {"w": 1.0, "x": 2.0, "y": 4.0, "z": 8.0}
+    rated = ratings.rate(simulated(7, strength, 3000, 4))
+    assert sorted(rated, key=rated.get) == ["w", "x", "y", "z"]
+    step = 400 * math.log10(2)  # each is twice the one before
+    for low, high in (("w", "x"), ("x", "y"), ("y", "z")):
+        assert rated[high] - rated[low] == pytest.approx(step, rel=0.15)
+    assert math.fsum(rated.values()) == pytest.approx(0, abs=1e-9)
+
+
+def test_a_difference_of_400_is_finishing_ahead_10_times_as_often():
+    matches = [(["a", "b"], [1, 2])] * 1000 + [(["a", "b"], [2, 1])] * 100
+    rated = ratings.rate(matches)
+    assert rated["a"] - rated["b"] == pytest.approx(400, abs=2)  # the prior's virtual draws: a little less
+
+
+def test_an_entrant_that_always_wins_gets_a_finite_rating_at_the_top():
+    matches = [(["top", "b", "c"], [1, 2, 3]), (["c", "top", "b"], [3, 1, 2]), (["b", "c", "top"], [3, 2, 1])] * 5
+    rated = ratings.rate(matches)
+    assert max(rated, key=rated.get) == "top" and min(rated, key=rated.get) == "c"
+    assert all(math.isfinite(v) for v in rated.values()) and rated["top"] < 2000
+
+
+def test_entrants_that_never_met_are_held_by_the_prior():
+    rated = ratings.fit(ratings.Stats.of([(["a", "b"], [1, 2]), (["c", "d"], [1, 2])]))
+    assert rated["a"] == pytest.approx(rated["c"]) and rated["b"] == pytest.approx(rated["d"])
+    assert rated["a"] == pytest.approx(-rated["b"])
+    alone = ratings.fit(ratings.Stats.of([(["solo"], [1])]))
+    assert alone == {"solo": 0.0}
+
+
+def test_renaming_entrants_does_not_change_the_numbers():
+    matches = simulated(3, {"a": 1.0, "b": 1.5, "c": 3.0, "d": 0.7, "e": 2.0}, 400, 3)
+    rename = {"a": "zed", "b": "alpha", "c": "mid", "d": "beta", "e": "0"}
+    rated = ratings.rate(matches)
+    renamed = ratings.rate(([rename[s] for s in seats], ranks) for seats, ranks in matches)
+    for name, value in rated.items():
+        assert renamed[rename[name]] == pytest.approx(value, abs=1e-9)
+
+
+def units_of(seed: int, strength: dict[str, float], sets: int, per_set: int, players: int) -> list[ratings.Stats]:
+    rng = random.Random(seed)
+    return [ratings.Stats.of(simulated(rng.randrange(1 << 30), strength, per_set, players)) for _ in range(sets)]
+
+
+def test_bootstrap_is_reproducible_and_its_interval_holds_the_rating():
+    strength = {"a": 1.0, "b": 2.0, "c": 4.0}
+    units = units_of(5, strength, 20, 15, 2)
+    first = ratings.bootstrap([units])
+    assert ratings.bootstrap([units]) == first
+    assert ratings.bootstrap([]) == {} and ratings.rate([]) == {}
+    for name, r in first.items():
+        assert r.low <= r.rating <= r.high and r.se > 0
+    assert first["a"].rating < first["b"].rating < first["c"].rating
+    # more deals: a narrower interval
+    wide = ratings.bootstrap([units[:5]])
+    assert first["a"].high - first["a"].low < wide["a"].high - wide["a"].low
+
+
+def test_bootstrap_draws_do_not_depend_on_names():
+    strength = {"a": 1.0, "b": 2.0, "c": 4.0, "d": 1.5}
+    rng = random.Random(11)
+    sets = [simulated(rng.randrange(1 << 30), strength, 12, 2) for _ in range(10)]
+    rename = {"a": "q", "b": "r", "c": "p", "d": "s"}
+    first = ratings.bootstrap([[ratings.Stats.of(unit) for unit in sets]])
+    renamed = ratings.bootstrap([[ratings.Stats.of(([rename[s] for s in seats], ranks) for seats, ranks in unit)
+                                  for unit in sets]])
+    for name, r in first.items():
+        other = renamed[rename[name]]
+        for field in ("rating", "se", "low", "high"):
+            assert getattr(other, field) == pytest.approx(getattr(r, field), abs=1e-9)
+
+
+def test_bootstrap_interval_covers_the_true_rating_on_simulated_tournaments():
+    strength = {"a": 1.0, "b": 2.0}
+    truth = 400 * math.log10(2) / 2  # b's rating, the mean of the two being 0
+    covered = sum(rated["b"].low <= truth <= rated["b"].high
+                  for rated in (ratings.bootstrap([units_of(seed, strength, 12, 20, 2)], resamples=100)
+                                for seed in range(40)))
+    assert covered >= 34  # 95% nominal; a percentile bootstrap over 12 sets runs a little short
