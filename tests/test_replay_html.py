@@ -300,7 +300,7 @@ def breaker_page(tmp_path: Path) -> tuple[Path, Path]:
     """A match against tests/bots/html_breaker.py and its viewer page, both by the CLI."""
     path, page = tmp_path / "breaker.jsonl", tmp_path / "breaker.html"
     bot = shlex.join([sys.executable, "tests/bots/html_breaker.py"])
-    proc = referee("play", "maumau", "-p", bot, "-p", "random", "--seed", "3", "--max-faults", "5",
+    proc = referee("play", "maumau", "-p", bot, "-p", "random", "--seed", "3", "--max-faults", "5", "--move-ms", "20000",
                    "--out", str(path))
     assert proc.returncode == 0, proc.stderr
     (fault,) = load_replay(path).result["fault_log"]

@@ -487,7 +487,8 @@ def test_a_match_that_kills_its_worker_twice_ends_the_run_with_one_line(tmp_path
     proc = subprocess.run([sys.executable, "-m", "referee", "tournament", str(path), "--out", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300, env={**os.environ, RUN_VAR: run})
     assert proc.returncode == 1
-    lines = proc.stderr.strip().splitlines()
+    warning, *lines = proc.stderr.strip().splitlines()
+    assert warning.startswith("warning: command bots run without a sandbox"), proc.stderr
     assert len(lines) == 1, proc.stderr
     assert "killed outright" in lines[0] and "--sandbox bwrap" in lines[0] and "--resume" in lines[0]
     keys = {m.key: m for m in load_tournament(path, REGISTRY).matches()}
