@@ -325,7 +325,9 @@ def tournament(
     from rich.console import Group
     from rich.live import Live
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.text import Text
 
+    from referee import sprt
     from referee import standings as st
     from referee import tournament as tour
     from referee.tournament_config import load_tournament
@@ -339,11 +341,16 @@ def tournament(
         require(config.executor, config.scheduler)
         stack.enter_context(tour.claim(config.out))  # no other run on this output directory
         todo, done, _ = tour.prepare(config, resume)
-        total = len(todo) + len(done)
+        # an SPRT entry (referee/sprt.py) may stop early: the total is what is left to play of it
+        gauntlets = sprt.Gauntlets(config)
+        for record in done:
+            gauntlets.add(record)
+        scheduled = sum(len(span) for span in config.spans())
+        total = scheduled - gauntlets.unplayed()
         console = _console()
         where = f"{config.concurrency} at once" if config.executor == "local" else "on dask"
-        console.print(f"{config.name}: {total} matches ({len(done)} already in the journal), "
-                      f"{where}, output in {config.out}", highlight=False, markup=False)
+        console.print(f"{config.name}: {total} matches{' at most' if gauntlets else ''} ({len(done)} already "
+                      f"in the journal), {where}, output in {config.out}", highlight=False, markup=False)
         playing = {name for g in config.games for name in g.entrants}
         if config.bot_limits.get("sandbox", "none") == "none" and any(
                 config.entrants[name].command for name in playing):
@@ -361,17 +368,18 @@ def tournament(
         live_tally = st.Tally(points=False)
         for record in done:
             live_tally.add(record)
-        finished = {"count": len(done), "at": 0.0}
+        finished = {"count": len(done), "at": 0.0, "total": total, "shown": len(done)}
         del done
         from referee.cli_replay import TournamentVerifier
 
         verifier = TournamentVerifier(config.out, registry, verify)
 
         def view():
+            tests = [Text(g.status()) for g in gauntlets]
             if not finished["count"]:
-                return progress
+                return Group(progress, *tests)
             top = live_tally.table()
-            return Group(progress, st.rich_table(top, "Top of the standings", limit=5, points=False))
+            return Group(progress, *tests, st.rich_table(top, "Top of the standings", limit=5, points=False))
 
         # In a terminal a live bar and the top of the standings; elsewhere (a log, CI, nohup) a
         # plain line now and then, since a live display is drawn there only at the end.
@@ -383,18 +391,30 @@ def tournament(
             def on_result(record):
                 verifier.check(record)
                 live_tally.add(record)
+                decided = gauntlets.add(record)
                 finished["count"] += 1
-                progress.update(task, advance=1, faults=progress.tasks[0].fields["faults"] + sum(record["faults"]))
+                total = finished["total"] = scheduled - gauntlets.unplayed()
+                progress.update(task, advance=1, total=total,
+                                faults=progress.tasks[0].fields["faults"] + sum(record["faults"]))
                 now = _time.monotonic()
                 count = finished["count"]
                 if interactive:
-                    if now - finished["at"] > 0.5 or count == total:
+                    if now - finished["at"] > 0.5 or count == total or decided:
                         finished["at"] = now
                         live.update(view())
-                elif count % every == 0 or count == total or now - finished["at"] > 30:
-                    finished["at"] = now
-                    console.print(f"{count} of {total} matches played, "
-                                  f"{progress.tasks[0].fields['faults']} faults", highlight=False)
+                # (once an SPRT entry decided, count == total at each of its matches still in play:
+                # the last line comes once the run ends)
+                elif count % every == 0 or count == total and not gauntlets.unplayed() or now - finished["at"] > 30:
+                    plain_line()
+                elif decided:
+                    console.print(gauntlets.of(record["index"]).status(), highlight=False, markup=False)
+
+            def plain_line():
+                finished["at"], finished["shown"] = _time.monotonic(), finished["count"]
+                console.print(f"{finished['count']} of {finished['total']} matches played, "
+                              f"{progress.tasks[0].fields['faults']} faults", highlight=False)
+                for g in gauntlets:
+                    console.print(g.status(), highlight=False, markup=False)
 
             def on_start(backend):
                 if backend.kind != "local":
@@ -408,11 +428,18 @@ def tournament(
             except KeyboardInterrupt:
                 if interactive:
                     live.stop()
-                typer.echo(f"interrupted: {finished['count']} of {total} matches are in the journal; "
+                typer.echo(f"interrupted: {finished['count']} of {finished['total']} matches are in the journal; "
                            "run again with --resume to finish", err=True)
                 raise typer.Exit(130) from None
+            if not interactive and finished["shown"] != finished["count"]:
+                plain_line()
         _, records = st.read_journal(config.out / tour.JOURNAL)
+        # the matches of an SPRT entry beyond its deciding set are not counted (timing chose them)
+        records = sprt.counted(records, sprt.read_decisions(config.out / tour.JOURNAL))
         _show_standings(console, records, config.out, config.name)
+        for g in gauntlets:
+            for line in g.summary():
+                console.print(line, highlight=False, markup=False)
         from referee.replay_html import write_index
 
         console.print(f"index: {write_index(config.out, registry)}", highlight=False, markup=False)
@@ -436,6 +463,9 @@ def standings(
         head, records = st.read_journal(journal)
         if not records:
             raise UsageError(f"{journal} holds no finished match")
+        from referee import sprt
+
+        records = sprt.counted(records, sprt.read_decisions(journal))  # as `referee tournament` counts them
         _show_standings(_console(), records, out or journal.parent, head.get("name", "") if head else "")
 
 

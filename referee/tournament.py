@@ -10,6 +10,9 @@ machines), which returns the journal record; the driver appends each schedule in
 A local worker killed outright (in plain mode a bot can SIGKILL it) breaks the pool: the matches
 in flight are played again in a new one, unless the killed worker's match (see `InFlight`) had
 already killed one.
+
+A gauntlet with an SPRT (referee/sprt.py) stops early: once the journaled results decide its
+test, the driver starts no more of its matches and journals the decision.
 """
 
 from __future__ import annotations
@@ -29,13 +32,13 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from referee import executors, sandbox, sealing
+from referee import executors, sandbox, sealing, sprt
 from referee.errors import RefereeError, UsageError
 from referee.limits import spin_us
 from referee.runner import Limits, Seat
@@ -257,8 +260,11 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     replay_dir = Path(out_dir) / "replays"
     started = time.perf_counter()
     wall = time.monotonic()
+    outputs = Path(out_dir)
+    # The whole output directory, and by name what it holds (for a bot whose own directory it holds)
+    secret = [outputs, replay_dir, outputs / JOURNAL, outputs / sealing.KEY_FILE]
     players = make_players(game, spec.config, spec.seed, seats, registry, limits, replay_dir, spec.key, commands,
-                           key=key, hide=[out_dir, *(hide or ())])
+                           key=key, hide=[*secret, *(hide or ())])
     if guard:
         _guard(players)
     result = run_match(game, spec.config, spec.seed, seats, players, limits, replay=replay_dir / f"{spec.key}.jsonl",
@@ -389,7 +395,8 @@ def claim(out: Path) -> Iterator[None]:
 
 
 def prepare(config: TournamentConfig, resume: bool) -> tuple[list[MatchSpec], list[dict[str, Any]], dict]:
-    """The matches still to play, the records already journaled, and the journal's head line.
+    """The matches still to play (none of an SPRT game entry the journal's results decided), the
+    records already journaled, and the journal's head line.
 
     Call it holding the output directory (`claim`): no other run then writes the journal."""
     from referee.standings import read_journal
@@ -398,6 +405,9 @@ def prepare(config: TournamentConfig, resume: bool) -> tuple[list[MatchSpec], li
     key = sealing.for_directory(config.out)
     head = {"type": "tournament", "name": config.name, "file": str(config.path),
             "matches": len(matches), "fingerprint": fingerprint(matches), "setup": setup(config, key)}
+    tests = sprt.heads(config)
+    if tests:  # only then: a journal without an SPRT keeps the head it always had
+        head["sprt"] = tests
     journal = config.out / JOURNAL
     done: list[dict[str, Any]] = []
     if journal.exists() and journal.stat().st_size > 0:
@@ -414,11 +424,25 @@ def prepare(config: TournamentConfig, resume: bool) -> tuple[list[MatchSpec], li
             raise UsageError(f"{journal} was written by an older referee (its deals were not sealed); "
                              "cannot resume it: start the tournament again in another --out")
         changed = _changed(old_setup, head["setup"])
+        old_tests = old_head.get("sprt") or {}
+        if changed is None and old_tests != tests:
+            g = next(g for g in sorted(set(old_tests) | set(tests), key=int) if old_tests.get(g) != tests.get(g))
+            changed = f"games[{g}].sprt changed ({_sprt_shown(old_tests.get(g))} then, {_sprt_shown(tests.get(g))} now)"
         if changed is not None:
             raise UsageError(f"cannot resume {journal}: {changed} since it was written (its results would "
                              "mix two set-ups); restore it, or start again in another --out")
     done_idx = {r["index"] for r in done}
-    return [m for m in matches if m.index not in done_idx], done, head
+    gauntlets = sprt.Gauntlets(config)
+    for record in done:
+        gauntlets.add(record)
+    return [m for m in matches if m.index not in done_idx and not gauntlets.stopped(m.index)], done, head
+
+
+def _sprt_shown(params: dict[str, float] | None) -> str:
+    """An entry's SPRT parameters as the file writes them, or "none"."""
+    if not params:
+        return "none"
+    return "{ " + ", ".join(f"{k} = {v:g}" for k, v in params.items()) + " }"
 
 
 def setup(config: TournamentConfig, key: sealing.DealKey) -> dict[str, Any]:
@@ -488,6 +512,11 @@ def run(
     With `keep` False nothing is kept in memory (it returns []): results go to the journal and
     `on_result` only, so memory stays flat however long the tournament.
 
+    A game entry with an SPRT (referee/sprt.py) stops once the test decides: no new match of it
+    is started (those not started are cancelled), those in play finish and are journaled, and
+    the decision is journaled as an "sprt" record. The records returned include those beyond
+    the deciding set: the standings count `sprt.counted(records, decisions)`.
+
     The matches run on `config.executor` (see referee/executors.py); `on_start` is told which
     backend once it is up. The output directory is held (`claim`) for the whole run: a second
     run on it is refused. `on_warning` is told, in a sentence, when a worker was killed and its
@@ -503,8 +532,15 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
          on_warning: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     todo, records, head = prepare(config, resume)
     executors.require(config.executor, config.scheduler)
+    gauntlets = sprt.Gauntlets(config)
+    for record in records:
+        gauntlets.add(record)
     if not todo:
-        Journal(config.out / JOURNAL, head).close()
+        journal = Journal(config.out / JOURNAL, head)
+        try:
+            _journal_decisions(journal, gauntlets)  # a run killed between a match and its decision
+        finally:
+            journal.close()
         return sorted(records, key=lambda r: r["index"]) if keep else []
     limits = match_limits(config)
     key = sealing.for_directory(config.out)
@@ -524,6 +560,7 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
             initializer=_worker_init, initargs=(plugins_dir, os.getpid(), in_flight, scratch)) as backend:
         journal = Journal(config.out / JOURNAL, head)
         try:
+            _journal_decisions(journal, gauntlets)
             if on_start is not None:
                 on_start(backend)
             if backend.kind == "local":
@@ -538,7 +575,12 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
             # A bounded window of matches in flight, not every match submitted at once: the
             # futures held do not grow with the schedule, and Ctrl-C has little to cancel.
             window = max(8, 4 * config.concurrency)
-            queue: Iterator[MatchSpec] = iter(todo)
+
+            def unstopped(specs: Iterable[MatchSpec]) -> Iterator[MatchSpec]:
+                """The specs still to play, asked as each is launched: none of a decided SPRT entry."""
+                return (spec for spec in specs if not gauntlets.stopped(spec.index))
+
+            queue: Iterator[MatchSpec] = unstopped(todo)
             pending: dict[cf.Future, MatchSpec] = {}
             kills: Counter[int | None] = Counter()  # workers killed, per match played (None: none)
 
@@ -573,6 +615,14 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
                 journaled.add(record["index"])
                 if keep:
                     records.append(record)
+                decision = gauntlets.add(record)
+                if decision is not None:
+                    journal.append(decision.record())
+                    # its matches not started yet are not played (with Dask, where a queued task
+                    # looks like a running one, those in play too: their results are not counted)
+                    for other, other_spec in list(pending.items()):
+                        if decision.first <= other_spec.index < decision.end and other.cancel():
+                            del pending[other]
                 if on_result is not None:
                     on_result(record)
                 return None
@@ -604,10 +654,18 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
                     on_warning(f"a worker process was killed outright{' playing ' + culprit[0] if culprit else ''} "
                                f"(a bot, or the OOM killer; run untrusted bots with --sandbox bwrap): "
                                f"{len(lost)} {'match' if len(lost) == 1 else 'matches'} in flight played again")
-                queue = itertools.chain(sorted(lost, key=lambda s: s.index), queue)
+                queue = unstopped(itertools.chain(sorted(lost, key=lambda s: s.index), queue))
         finally:
             journal.close()
     return sorted(records, key=lambda r: r["index"]) if keep else []
+
+
+def _journal_decisions(journal: Journal, gauntlets: sprt.Gauntlets) -> None:
+    """Journal the decisions the journaled results made that the journal does not hold yet."""
+    held = {d["game_index"] for d in sprt.read_decisions(journal.path)} if gauntlets else set()
+    for g in gauntlets:
+        if g.decision is not None and g.game_index not in held:
+            journal.append(g.decision.record())
 
 
 @contextmanager

@@ -20,6 +20,7 @@ from referee.errors import ConfigError, UsageError
 from referee.executors import EXECUTORS
 from referee.limits import LIMIT_MAX, MAX_CONCURRENCY  # the caps of [limits], shared with the CLI
 from referee.plugins import Registry
+from referee.sprt import MIN_SETS, Sprt
 
 SCHEDULES = ("round-robin", "gauntlet")
 _SEATING = " or ".join(repr(d) for d in designs.DESIGNS)  # what a `seating` key may be (referee/designs.py)
@@ -48,8 +49,9 @@ class Entrant:
 
 @dataclass(frozen=True)
 class GameEntry:
-    """One game of the tournament: its config, table size, schedule and seeds, and with
-    `duplicate` the seating design each seed is played under (referee/designs.py)."""
+    """One game of the tournament: its config, table size, schedule and seeds, with `duplicate`
+    the seating design each seed is played under (referee/designs.py), and for a gauntlet the
+    SPRT that may stop it early (referee/sprt.py; `seeds` is then the most it plays)."""
 
     game: str
     config: dict[str, Any]
@@ -60,6 +62,7 @@ class GameEntry:
     duplicate: bool
     entrants: tuple[str, ...]
     seating: str = "balanced"  # one of designs.DESIGNS; used only with `duplicate`
+    sprt: Sprt | None = None  # only with schedule "gauntlet"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,19 +98,35 @@ class TournamentConfig:
     bot_limits: dict[str, Any] = field(default_factory=dict)  # [limits] for hostile bots (docs/security.md)
 
     def matches(self) -> list[MatchSpec]:
-        """Every match of the tournament, in a fixed order (the order standings are computed in)."""
+        """Every match of the tournament, in a fixed order: game entry, table, seed, seating; an
+        entry with an SPRT goes seed by seed instead (seed, table, seating), so that each of its
+        duplicate sets, every match of one seed, is contiguous and played before the next."""
         specs: list[MatchSpec] = []
         for g_index, entry in enumerate(self.games):
             seeds = [derive_seed(self.seed, entry.game, g_index, i) for i in range(entry.seeds)]
             orders = seating_orders(entry)
-            for t_index, table in enumerate(tables(entry)):
-                # one tuple per seating, shared by every seed's match
-                arranged = [tuple(table[i] for i in order) for order in orders]
-                for s_index, seed in enumerate(seeds):
-                    for r, seats in enumerate(arranged):
-                        key = f"{entry.game}.g{g_index}.t{t_index}.s{s_index}.r{r}"
-                        specs.append(MatchSpec(len(specs), key, entry.game, entry.config, seed, seats))
+            # one tuple per seating of each table, shared by every seed's match
+            arranged = [[tuple(table[i] for i in order) for order in orders] for table in tables(entry)]
+            if entry.sprt is None:
+                cells = ((t, s) for t in range(len(arranged)) for s in range(len(seeds)))
+            else:
+                cells = ((t, s) for s in range(len(seeds)) for t in range(len(arranged)))
+            for t_index, s_index in cells:
+                for r, seats in enumerate(arranged[t_index]):
+                    key = f"{entry.game}.g{g_index}.t{t_index}.s{s_index}.r{r}"
+                    specs.append(MatchSpec(len(specs), key, entry.game, entry.config, seeds[s_index], seats))
         return specs
+
+    def spans(self) -> list[range]:
+        """Each game entry's schedule indices in `matches()` (counted, not built)."""
+        spans, start = [], 0
+        for entry in self.games:
+            n, k = len(entry.entrants), entry.players
+            tables_n = math.comb(n, k) if entry.schedule == "round-robin" else math.comb(n - 1, k - 1)
+            count = tables_n * entry.seeds * (designs.size(entry.seating, k) if entry.duplicate else 1)
+            spans.append(range(start, start + count))
+            start += count
+        return spans
 
 
 def derive_seed(seed: int, game: str, g_index: int, i: int) -> int:
@@ -241,9 +260,9 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
             raise r.fail(where, "a table", g)
         for key in g:
             if key not in ("game", "config", "players", "schedule", "focus", "seeds", "duplicate", "seating",
-                           "entrants"):
+                           "entrants", "sprt"):
                 raise r.fail(f"{where}.{key}", "game, config, players, schedule, focus, seeds, duplicate, "
-                             "seating or entrants (unknown key)")
+                             "seating, entrants or sprt (unknown key)")
         game_name = r.get(g, "game", where, str, expected="a game name")
         if game_name not in registry.games:
             known = ", ".join(sorted(registry.games))
@@ -297,7 +316,8 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
         if len(names) < players:
             raise r.fail(f"{where}.players", f"no more than the {len(names)} entrants that play {game_name}",
                          players)
-        games.append(GameEntry(game_name, config, players, schedule, focus, seeds, duplicate, names, seating))
+        sprt = _sprt(r, g, where, schedule, seeds)
+        games.append(GameEntry(game_name, config, players, schedule, focus, seeds, duplicate, names, seating, sprt))
         counts.append(_count(games[-1], where, g))
     total = sum(n for n, _ in counts)
     if total > MAX_MATCHES:
@@ -306,6 +326,38 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
                           f"{counts[i][1]}")
     return TournamentConfig(path, name, seed, tuple(games), entrants, move_ms, start_ms, max_faults,
                             concurrency, out_dir, executor, scheduler, shared_out, _bot_limits(r, limits))
+
+
+def _sprt(r: _Reader, g: dict, where: str, schedule: str, seeds: int) -> Sprt | None:
+    """A game entry's `sprt = { elo0, elo1, alpha, beta }` (referee/sprt.py), or None without one:
+    a gauntlet's only, elo1 above elo0, alpha and beta between 0 and 0.5, MIN_SETS seeds or more."""
+    raw = r.get(g, "sprt", where, dict, default=None, expected="a table { elo0, elo1, alpha, beta }")
+    if raw is None:
+        return None
+    key = f"{where}.sprt"
+    if schedule != "gauntlet":
+        raise r.fail(key, f'schedule = "gauntlet" with it (an SPRT tests a focus against the field; this '
+                     f'entry\'s schedule is {shown(schedule)})')
+    for name in raw:
+        if name not in ("elo0", "elo1", "alpha", "beta"):
+            raise r.fail(f"{key}.{name}", "elo0, elo1, alpha or beta (unknown key)")
+    values = {}
+    for name, expected in (("elo0", "an Elo difference from -1000 to 1000"),
+                           ("elo1", "an Elo difference from -1000 to 1000"),
+                           ("alpha", "a probability between 0 and 0.5"), ("beta", "a probability between 0 and 0.5")):
+        value = r.get(raw, name, key, (int, float), expected=expected)
+        if isinstance(value, bool) or not math.isfinite(value):
+            raise r.fail(f"{key}.{name}", expected, value)
+        if (name.startswith("elo") and not -1000 <= value <= 1000) or (
+                not name.startswith("elo") and not 0 < value < 0.5):
+            raise r.fail(f"{key}.{name}", expected, value)
+        values[name] = float(value)
+    if values["elo1"] <= values["elo0"]:
+        raise r.fail(f"{key}.elo1", f"more than elo0 ({shown(raw['elo0'])})", raw["elo1"])
+    if seeds < MIN_SETS:
+        raise r.fail(f"{where}.seeds" if "seeds" in g else "seeds", f"at least {MIN_SETS} with {key} (the most "
+                     f"duplicate sets it plays; it gives no verdict before {MIN_SETS})", seeds)
+    return Sprt(**values)
 
 
 BOT_LIMITS = ("sandbox", "grace_ms", "total_ms", "cpu_s", "memory_mb", "fsize_mb", "nofile", "spin_us")
