@@ -251,7 +251,11 @@ def wrap(argv: Sequence[str], cwd: str | os.PathLike | None, scratch: Path,
     assert bwrap is not None
     workdir = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
     args = [bwrap, *flags, *_system(), "--bind", str(scratch), INSIDE_TMP]
-    own = own_paths(argv, workdir)
+    hidden = [Path(os.path.abspath(h)) for h in hide]
+    # A file named on the command line inside the referee's outputs (the journal, a replay) makes
+    # no directory of them the bot's own: only its working directory may lie there.
+    own = [o for o in own_paths(argv, workdir)
+           if o == workdir or not any(_inside(o, h) for h in hidden)]
     for path in own:
         if path != Path("/"):
             args += ["--ro-bind", str(path), str(path)]

@@ -329,7 +329,7 @@ def _unprivileged_python() -> list[str] | None:
     if os.geteuid() != 0 or setpriv is None or not os.path.exists(system_python):
         return None
     probe = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", system_python, "-c",
-                            f"import sys; sys.path[:0] = {_paths()!r}; import referee.cli, typer, referee_maumau"],
+                            f"{_SETUP}; import referee.cli, typer, referee_maumau"],
                            capture_output=True, timeout=60)
     return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", system_python] if probe.returncode == 0 else None
 
@@ -340,13 +340,18 @@ def _paths() -> list[str]:
     return [str(ROOT), str(ROOT / "plugins"), *site.getsitepackages()]
 
 
+# The venv's site-packages added as a site directory (its .pth files: the editable installs), for
+# the system Python run as nobody
+_SETUP = f"import site, sys; [site.addsitedir(p) for p in {_paths()[2:]!r}]; sys.path[:0] = {_paths()[:2]!r}"
+
+
 def _as_nobody(args: list[str], out: Path, timeout: int = 600) -> subprocess.CompletedProcess:
     """`referee ARGS` run as nobody (uid 65534) with the system Python, from the checkout."""
     prefix = _unprivileged_python()
     if prefix is None:
         pytest.skip("no way to run the referee as an unprivileged user here (not root, or the checkout or a "
                     "system Python is not readable by nobody)")
-    code = f"import sys; sys.path[:0] = {_paths()!r}; sys.argv[0] = 'referee'; from referee.cli import main; main()"
+    code = f"{_SETUP}; sys.argv[0] = 'referee'; from referee.cli import main; main()"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(out), "TMPDIR": str(out), "ORGANISER_TOKEN": TOKEN,
            "REFEREE_DEAL_KEY": KEY, "PYTHONPATH": os.pathsep.join(_paths())}
     return subprocess.run([*prefix, "-c", code, *args], cwd=ROOT, env=env, capture_output=True, text=True,
@@ -388,6 +393,7 @@ def test_every_attack_fails_as_an_unprivileged_user_in_validate_and_a_tournament
     for name, (command, _) in attacks(out, canary_socket).items():
         proc = _as_nobody(["validate", "presidente", "--json", "-", "--max-failed", "1", "--",
                            *_system_python(command).split()], out)
+        assert proc.stdout.startswith("{"), (name, proc.returncode, proc.stderr)
         report = json.loads(proc.stdout)
         assert proc.returncode == 0 and report["passed"] and report["sandbox"]["used"], (name, report["faults"])
     tour_out = out / "t"

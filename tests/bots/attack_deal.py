@@ -41,8 +41,11 @@ def candidates(match_id):
 @functools.cache
 def games():
     # The public code: the referee's own plugins, from the bot's working directory (a checkout)
-    sys.path[:0] = [os.getcwd(), os.path.join(os.getcwd(), "plugins"),
-                    *glob.glob(os.path.join(os.getcwd(), ".venv", "lib", "python*", "site-packages"))]
+    import site
+
+    for packages in glob.glob(os.path.join(os.getcwd(), ".venv", "lib", "python*", "site-packages")):
+        site.addsitedir(packages)  # its .pth files too (editable installs)
+    sys.path[:0] = [os.getcwd(), os.path.join(os.getcwd(), "plugins")]
     from referee.plugins import load_registry
 
     return load_registry().games
