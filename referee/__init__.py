@@ -1,4 +1,18 @@
-"""referee: a plugin-based referee and match runner for card-game bots."""
+"""referee: a plugin-based referee and match runner for card-game bots.
+
+Plugins implement the hooks of `referee.hookspecs` with `referee.hookimpl`.
+"""
+
+from typing import Any
 
 __version__ = "0.1.0"
 PROTOCOL_VERSION = 1
+
+
+def __getattr__(name: str) -> Any:
+    # `referee.hookimpl` without importing pluggy for every `import referee` (the CLI's start-up)
+    if name == "hookimpl":
+        from referee.hookspecs import hookimpl
+
+        return hookimpl
+    raise AttributeError(f"module 'referee' has no attribute {name!r}")

@@ -1,10 +1,10 @@
 """The hooks a referee plugin may implement, grouped by phase.
 
-Implement them with `referee.hookimpl`:
+Implement them with `referee.hookimpl` (the same marker as `referee.hookspecs.hookimpl`):
 
-    from referee.hookspecs import hookimpl
+    import referee
 
-    @hookimpl
+    @referee.hookimpl
     def register_games(register):
         register(MyGame())
 """
@@ -44,12 +44,14 @@ def register_strategies(register) -> None:
 
 @hookspec
 def match_started(header: dict[str, Any]) -> None:
-    """Called once before the first deal of every match, with the replay header record."""
+    """Called once before the first deal of every match (`play`, `validate`, every match of a
+    tournament, in the process that plays it: a worker), with the replay header record."""
 
 
 @hookspec
 def match_finished(header: dict[str, Any], result: dict[str, Any]) -> None:
-    """Called once after every match, with the header and the replay's `result` record."""
+    """Called once after every match that ends (as `match_started`), with the header and the
+    replay's `result` record."""
 
 
 # -- CLI ---------------------------------------------------------------------------------------

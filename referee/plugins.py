@@ -97,6 +97,8 @@ class Registry:
     games: dict[str, Game]
     game_plugins: dict[str, str]
     strategies: dict[str, StrategyEntry]
+    #: the plugin manager's hook relay (match lifecycle hooks), None for a registry built by hand
+    hooks: Any = None
 
     def game(self, name: str) -> Game:
         """The game called `name`; raises UsageError listing the known games."""
@@ -140,7 +142,7 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
 
         impl.function(register=register_strategy)
 
-    return Registry(games, game_plugins, strategies)
+    return Registry(games, game_plugins, strategies, pm.hook)
 
 
 def plugin_versions(pm: pluggy.PluginManager) -> dict[str, str | None]:

@@ -268,7 +268,7 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     if guard:
         _guard(players)
     result = run_match(game, spec.config, spec.seed, seats, players, limits, replay=replay_dir / f"{spec.key}.jsonl",
-                       key=key)
+                       key=key, hooks=registry.hooks)
     res = result.result
     return {
         "type": "match",

@@ -198,7 +198,7 @@ def run_validation(
             except BaseException:
                 bot.close()
                 raise
-            result = run_match(game, config, case.seed, seats, players, limits, key=key)
+            result = run_match(game, config, case.seed, seats, players, limits, key=key, hooks=registry.hooks)
             faulted = _add(tally, case, result, watched, bot)
             if on_match is not None:
                 on_match(k + 1, len(cases), case, faulted)

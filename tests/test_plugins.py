@@ -71,3 +71,54 @@ def test_misspelt_hook_is_caught():
 
     with pytest.raises(PluginError, match="register_game"):
         get_plugin_manager(extra=[Typo()], autoload=False)
+
+
+def test_referee_exports_hookimpl():
+    import referee
+    from referee import hookspecs
+
+    assert referee.hookimpl is hookspecs.hookimpl
+
+
+LIFECYCLE = (
+    "import json, os, referee\n"
+    "@referee.hookimpl\n"
+    "def match_started(header):\n"
+    "    open(os.environ['LIFECYCLE_LOG'], 'a').write(json.dumps(['started', header['match']]) + '\\n')\n"
+    "@referee.hookimpl\n"
+    "def match_finished(header, result):\n"
+    "    open(os.environ['LIFECYCLE_LOG'], 'a').write(json.dumps(['finished', header['match']]) + '\\n')\n"
+)
+
+
+def test_lifecycle_hooks_fire_for_every_match_of_a_tournament_and_of_validate(tmp_path, monkeypatch):
+    # issue 17: match_finished never fired in tournaments (their workers ran matches without hooks)
+    import json
+    import sys
+    from pathlib import Path
+
+    from referee import tournament as tour
+    from referee.plugins import load_registry
+    from referee.runner import Limits
+    from referee.tournament_config import load_tournament
+    from referee.validate import run_validation
+
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "lifecycle.py").write_text(LIFECYCLE)
+    log = tmp_path / "lifecycle.log"
+    monkeypatch.setenv("LIFECYCLE_LOG", str(log))
+    path = tmp_path / "t.toml"
+    path.write_text('name = "t"\nconcurrency = 2\n[[entrants]]\nstrategy = "random"\n[[entrants]]\nstrategy = "first"\n'
+                    '[[games]]\ngame = "maumau"\nplayers = 2\nseeds = 3\n')
+    registry = load_registry(plugins)
+    config = load_tournament(path, registry, out=tmp_path / "out")
+    records = tour.run(config, plugins_dir=str(plugins))
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(records) == 3 and sorted(e[0] for e in events) == ["finished"] * 3 + ["started"] * 3
+    assert {e[1] for e in events if e[0] == "started"} == {e[1] for e in events if e[0] == "finished"}
+    log.unlink()
+    bot = [sys.executable, str(Path(__file__).resolve().parent.parent / "bots" / "python" / "random_bot.py")]
+    report = run_validation(registry.games["presidente"], registry, bot, Limits())
+    lines = log.read_text().splitlines()
+    assert len(lines) == 2 * report["matches"]["played"]
