@@ -185,20 +185,35 @@ def test_a_duplicate_set_is_the_design_applied_to_the_table(tmp_path):
     ("mayor", 4, ["mayor-greedy", "random"]),
     ("maumau", 3, ["random"]),
 ])
-def test_two_copies_of_a_deterministic_entrant_get_equal_wins_mean_rank_and_points(tmp_path, game, players, others):
+def test_two_copies_of_a_deterministic_entrant_get_equal_wins_mean_rank_points_and_rating(tmp_path, game, players,
+                                                                                          others):
+    # issue 16's acceptance test: the standings themselves (batch rating and interval included)
+    from referee import standings
+
     entrants = "".join(f'[[entrants]]\nname = "{n}"\nstrategy = "first"\n' for n in ("first-a", "first-b"))
     entrants += "".join(f'[[entrants]]\nstrategy = "{s}"\n' for s in others)
     path = tmp_path / "t.toml"
     path.write_text(f'seed = 16\nduplicate = true\nseeds = 2\n{entrants}[[games]]\ngame = "{game}"\n'
                     f'players = {players}\n')
     config = load_tournament(path, REGISTRY)
-    wins, ranks, points = Counter(), Counter(), Counter()
-    for spec in config.matches():
-        record = play(spec, config.entrants, Limits(), str(tmp_path / "out"))
-        for seat, name in enumerate(record["seats"]):
-            wins[name] += record["ranks"][seat] == 1
-            ranks[name] += record["ranks"][seat]
-            points[name] += record["scores"][seat]
-    assert wins["first-a"] == wins["first-b"]
-    assert ranks["first-a"] == ranks["first-b"]  # the same number of matches: equal mean ranks
-    assert points["first-a"] == points["first-b"]
+    records = [play(spec, config.entrants, Limits(), str(tmp_path / "out")) for spec in config.matches()]
+    rows = {row.entrant: row for row in standings.compute(records)["games"][game]}
+    a, b = rows["first-a"], rows["first-b"]
+    assert (a.matches, a.wins, a.mean_rank, a.total_points) == (b.matches, b.wins, b.mean_rank, b.total_points)
+    assert (a.rating, a.low, a.high) == (b.rating, b.low, b.high)
+
+
+def test_under_the_old_rotation_two_copies_come_out_unequal(tmp_path):
+    # what issue 16 found: cyclic rotations keep neighbours fixed, so seating luck does not cancel
+    from referee import standings
+
+    entrants = "".join(f'[[entrants]]\nname = "{n}"\nstrategy = "first"\n' for n in ("first-a", "first-b"))
+    entrants += '[[entrants]]\nstrategy = "presidente-greedy"\n[[entrants]]\nstrategy = "random"\n'
+    path = tmp_path / "t.toml"
+    path.write_text(f'seed = 16\nduplicate = true\nseating = "rotation"\nseeds = 2\n{entrants}[[games]]\n'
+                    'game = "presidente"\nplayers = 4\n')
+    config = load_tournament(path, REGISTRY)
+    records = [play(spec, config.entrants, Limits(), str(tmp_path / "out")) for spec in config.matches()]
+    rows = {row.entrant: row for row in standings.compute(records)["games"]["presidente"]}
+    a, b = rows["first-a"], rows["first-b"]
+    assert (a.wins, a.mean_rank, a.total_points, a.rating) != (b.wins, b.mean_rank, b.total_points, b.rating)
