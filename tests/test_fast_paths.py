@@ -170,3 +170,19 @@ def test_random_strategy_draws_what_randrange_draws():
     assert [strategy.choose({}, [{}] * 50) for _ in range(20)] == [reference.randrange(50) for _ in range(20)]
     with pytest.raises(ValueError):
         RandomLegal("maumau", 0, {}, random.Random(0)).choose({}, [])
+
+
+def test_the_replay_writer_writes_at_each_deals_end_and_at_close(tmp_path):
+    # issue 19: one write(2) per record doubled the engine's cost; now a deal is written whole
+    path = tmp_path / "r.jsonl"
+    writer = ReplayWriter(path)
+    writer.write({"type": "header"})
+    assert path.read_bytes().count(b"\n") == 1  # the header at once
+    writer.write({"type": "deal", "deal": 1})
+    writer.write({"type": "move", "deal": 1})
+    assert path.read_bytes().count(b"\n") == 1  # the deal in play: buffered
+    writer.write({"type": "deal_end", "deal": 1})
+    assert path.read_bytes().count(b"\n") == 4
+    writer.write({"type": "move", "deal": 2})
+    writer.close()  # what an error or Ctrl-C leaves: written at close
+    assert [r["type"] for r in read_replay(path)] == ["header", "deal", "move", "deal_end", "move"]
