@@ -73,12 +73,19 @@ def _transcript(log: IO[str], seat: int):
     return write
 
 
+#: the player spec of a seat played by a person at the terminal (referee/human.py)
+HUMAN = "human"
+
+
 def seat_names(specs: list[str], registry: Registry) -> list[Seat]:
-    """A Seat per spec, with short display names made unique by their seat number."""
+    """A Seat per spec (a strategy name, "human", else a command line), with short display names
+    made unique by their seat number."""
     seats = []
     for spec in specs:
         if spec in registry.strategies:
             seats.append(Seat(spec, "strategy", spec))
+        elif spec == HUMAN:
+            seats.append(Seat(HUMAN, "human", HUMAN))
         else:
             argv = parse_command(spec)
             # the bot's own file ("python3 bot.py --level 2" is bot.py), else the last word that is
@@ -90,6 +97,17 @@ def seat_names(specs: list[str], registry: Registry) -> list[Seat]:
     for s in seats:
         counts[s.name] = counts.get(s.name, 0) + 1
     return [Seat(f"{s.name}#{i}" if counts[s.name] > 1 else s.name, s.kind, s.spec) for i, s in enumerate(seats)]
+
+
+def _describer(game: Game) -> Any:
+    """The game's describer, if it has one (an object, or a method returning it)."""
+    describer = getattr(game, "describer", None)
+    if callable(describer) and not hasattr(describer, "action"):
+        try:
+            describer = describer()
+        except TypeError:
+            return None
+    return describer
 
 
 def make_players(
@@ -130,7 +148,11 @@ def make_players(
               *(p for p in logs if p is not None)]
     try:
         for i, seat in enumerate(seats):
-            if seat.kind == "strategy":
+            if seat.kind == "human":
+                from referee.human import HumanPlayer
+
+                players.append(HumanPlayer(describer=_describer(game)))
+            elif seat.kind == "strategy":
                 entry = registry.strategies[seat.spec]
                 if entry.games is not None and game.name not in entry.games:
                     raise UsageError(
