@@ -42,7 +42,7 @@ from referee import executors, sandbox, sealing, sprt
 from referee.errors import RefereeError, UsageError
 from referee.limits import spin_us
 from referee.runner import Limits, Seat
-from referee.tournament_config import Entrant, MatchSpec, TournamentConfig
+from referee.tournament_config import SHARD_AT, Entrant, MatchSpec, Output, TournamentConfig
 
 JOURNAL = "journal.jsonl"
 SETUP_VERSION = 1  # the journal head's "setup" (sealed deals); journals without it are refused
@@ -237,13 +237,17 @@ def _guard(players: list[Any]) -> None:
 
 def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
          plugins_dir: str | None = None, guard: bool = False, key: sealing.DealKey | None = None,
-         hide: list[str] | None = None) -> dict[str, Any]:
+         hide: list[str] | None = None, output: Output = Output()) -> dict[str, Any]:
     """Play one scheduled match (in a worker) and return its journal record.
 
     The deal is sealed by the tournament's `key`. With `guard`, each bot runs under a
     parent-death guard (`setpriv --pdeathsig KILL`), so it dies with the worker even when the
     worker is killed without any cleanup. A sandboxed bot sees nothing of `out_dir` (journal,
     deal key, replays, logs) nor of the directories in `hide`.
+
+    The replay is written under a temporary name and renamed once the match is over, so no
+    attempt ever leaves a torn replay or writes into another's; with `output.replays` "faults"
+    a match without a fault keeps no replay and no log (its record's "replay" is None).
     """
     from referee.match import make_players
     from referee.runner import run_match
@@ -257,19 +261,34 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
                                  **({"start_ms": e.start_ms} if e.start_ms else {})}
         for e in chosen
     ]
-    replay_dir = Path(out_dir) / "replays"
+    relative = output.replay(spec.index, spec.key)
+    final = Path(out_dir) / relative
+    replay_dir = final.parent
+    replay_dir.mkdir(parents=True, exist_ok=True)
+    # the same suffix (.gz: compressed) under a name no other attempt uses
+    partial = replay_dir / f".{final.stem}.part-{os.getpid()}-{os.urandom(4).hex()}{final.suffix}"
     started = time.perf_counter()
     wall = time.monotonic()
     outputs = Path(out_dir)
     # The whole output directory, and by name what it holds (for a bot whose own directory it holds)
-    secret = [outputs, replay_dir, outputs / JOURNAL, outputs / sealing.KEY_FILE]
+    secret = [outputs, outputs / "replays", replay_dir, outputs / JOURNAL, outputs / sealing.KEY_FILE]
     players = make_players(game, spec.config, spec.seed, seats, registry, limits, replay_dir, spec.key, commands,
                            key=key, hide=[*secret, *(hide or ())])
     if guard:
         _guard(players)
-    result = run_match(game, spec.config, spec.seed, seats, players, limits, replay=replay_dir / f"{spec.key}.jsonl",
-                       key=key, hooks=registry.hooks)
-    res = result.result
+    try:
+        result = run_match(game, spec.config, spec.seed, seats, players, limits, replay=partial, key=key,
+                           hooks=registry.hooks)
+        res = result.result
+        if output.replays == "faults" and not any(res["faults"]):
+            relative = None
+            partial.unlink()
+            for seat in range(len(seats)):
+                (replay_dir / f"{spec.key}.seat{seat}.log").unlink(missing_ok=True)
+        else:
+            os.replace(partial, final)
+    finally:
+        partial.unlink(missing_ok=True)  # a match stopped halfway leaves nothing behind
     return {
         "type": "match",
         "index": spec.index,
@@ -287,19 +306,19 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
         "pid": os.getpid(),
         "started": wall,
         "ended": time.monotonic(),
-        "replay": f"replays/{spec.key}.jsonl",
+        "replay": relative,
     }
 
 
 def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
-               key: sealing.DealKey) -> dict[str, Any]:
+               key: sealing.DealKey, output: Output = Output()) -> dict[str, Any]:
     """One match in a local worker process (see `_worker_init`): `play`, its bots guarded, so a
     worker killed outright (SIGKILL, OOM) takes its bots with it."""
     _idle.clear()
     try:
         if _in_flight is not None:
             _in_flight.start(spec.index)
-        return play(spec, entrants, limits, out_dir, None, True, key)
+        return play(spec, entrants, limits, out_dir, None, True, key, output=output)
     finally:
         if _in_flight is not None:
             _in_flight.stop()
@@ -310,7 +329,8 @@ FILES = "files"  # the key of a task's returned files; never journaled
 
 
 def play_task(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
-              plugins_dir: str | None, shared_out: bool, key: sealing.DealKey) -> dict[str, Any]:
+              plugins_dir: str | None, shared_out: bool, key: sealing.DealKey,
+              output: Output = Output()) -> dict[str, Any]:
     """One match as a task on a (dask) worker that may be another machine or die mid-match.
 
     The bots are guarded (they die with the worker). With `shared_out` the worker writes the
@@ -319,11 +339,11 @@ def play_task(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out
     the driver to write.
     """
     if shared_out:
-        return play(spec, entrants, limits, out_dir, plugins_dir, guard=True, key=key)
+        return play(spec, entrants, limits, out_dir, plugins_dir, guard=True, key=key, output=output)
     with tempfile.TemporaryDirectory(prefix="referee-match-") as tmp:
-        record = play(spec, entrants, limits, tmp, plugins_dir, guard=True, key=key, hide=[out_dir])
+        record = play(spec, entrants, limits, tmp, plugins_dir, guard=True, key=key, hide=[out_dir], output=output)
         replays = Path(tmp) / "replays"
-        files = {f"replays/{p.name}": p.read_bytes() for p in sorted(replays.iterdir()) if p.is_file()} \
+        files = {p.relative_to(tmp).as_posix(): p.read_bytes() for p in sorted(replays.rglob("*")) if p.is_file()} \
             if replays.is_dir() else {}
     record[FILES] = files
     return record
@@ -544,6 +564,8 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
         return sorted(records, key=lambda r: r["index"]) if keep else []
     limits = match_limits(config)
     key = sealing.for_directory(config.out)
+    output = replace(config.output, shard=head["matches"] > SHARD_AT)
+    _remove_partials(config.out)
     if limits.sandbox == "bwrap":
         sandbox.require("bwrap", "the tournament's limits.sandbox = \"bwrap\"")
     journaled = {r["index"] for r in records}
@@ -565,13 +587,13 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
                 on_start(backend)
             if backend.kind == "local":
                 def submit(spec):
-                    return backend.submit(play_local, spec, entrants, limits, str(out), key, name=spec.key)
+                    return backend.submit(play_local, spec, entrants, limits, str(out), key, output, name=spec.key)
             else:
                 plugins = os.path.abspath(plugins_dir) if plugins_dir else None
 
                 def submit(spec):
                     return backend.submit(play_task, spec, entrants, limits, str(out), plugins, backend.shared_out,
-                                          key, name=spec.key)
+                                          key, output, name=spec.key)
             # A bounded window of matches in flight, not every match submitted at once: the
             # futures held do not grow with the schedule, and Ctrl-C has little to cancel.
             window = max(8, 4 * config.concurrency)
@@ -668,6 +690,15 @@ def _journal_decisions(journal: Journal, gauntlets: sprt.Gauntlets) -> None:
             journal.append(g.decision.record())
 
 
+def _remove_partials(out: Path) -> None:
+    """Delete what attempts killed outright left: replays written under a temporary name (the
+    run holds the directory, so none of them is still being written)."""
+    replays = out / "replays"
+    if replays.is_dir():
+        for path in replays.rglob(".*.part-*"):
+            path.unlink(missing_ok=True)
+
+
 @contextmanager
 def _scratch_root() -> Iterator[str]:
     """The run's one root of bot scratch directories, shared by its local workers; removed at
@@ -692,8 +723,13 @@ def _killed_twice(matches: list[MatchSpec]) -> RefereeError:
 
 def _write_files(out: Path, files: dict[str, bytes]) -> None:
     """Write a remote match's replay and bot logs under out/replays/ (before its journal line)."""
-    replays = out / "replays"
-    replays.mkdir(parents=True, exist_ok=True)
     for name, data in files.items():
-        target = replays / Path(name).name  # only a plain file name under replays/
-        target.write_bytes(data)
+        parts = Path(name).parts
+        # only replays/<file> or replays/<shard>/<file>: nothing else of the output directory
+        if not (2 <= len(parts) <= 3 and parts[0] == "replays" and all(p not in ("", ".", "..") for p in parts)):
+            continue
+        target = out.joinpath(*parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.part-{os.getpid()}")
+        partial.write_bytes(data)
+        os.replace(partial, target)  # never a torn file, whatever stops the driver

@@ -78,6 +78,25 @@ class MatchSpec:
     seats: tuple[str, ...]
 
 
+REPLAYS_KEPT = ("all", "faults")
+SHARD_AT = 1000  # a schedule longer than this spreads its replays over replays/NNNN/, 1,000 a folder
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a tournament keeps of each match (`[output]` in its file): every replay, or only
+    those of matches with a fault (the journal always holds every match); plain or gzip."""
+
+    replays: str = "all"  # "all" or "faults"
+    compress: bool = False  # replays as .jsonl.gz (the viewers and verify read them)
+    shard: bool = False  # replays under replays/NNNN/ (set for schedules over SHARD_AT)
+
+    def replay(self, index: int, key: str) -> str:
+        """A match's replay file, relative to the output directory."""
+        name = f"{key}.jsonl{'.gz' if self.compress else ''}"
+        return f"replays/{index // SHARD_AT:04d}/{name}" if self.shard else f"replays/{name}"
+
+
 @dataclass(frozen=True)
 class TournamentConfig:
     """A checked tournament file."""
@@ -96,6 +115,7 @@ class TournamentConfig:
     scheduler: str | None = None  # the dask scheduler's address; None: a LocalCluster
     shared_out: bool = False  # dask workers see `out` (shared storage) and write replays there
     bot_limits: dict[str, Any] = field(default_factory=dict)  # [limits] for hostile bots (docs/security.md)
+    output: Output = Output()  # [output]: which replays are kept, compressed or not
 
     def matches(self) -> list[MatchSpec]:
         """Every match of the tournament, in a fixed order: game entry, table, seed, seating; an
@@ -213,7 +233,7 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     r = _Reader(path)
-    known_top = {"name", "seed", "limits", "concurrency", "out", "entrants", "games",
+    known_top = {"name", "seed", "limits", "output", "concurrency", "out", "entrants", "games",
                  "schedule", "seeds", "duplicate", "seating", "focus", "executor", "scheduler", "shared_out"}
     for key in data:
         if key not in known_top:
@@ -325,7 +345,20 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
         raise ConfigError(f"{path}: games[{i}]: expected at most {MAX_MATCHES:,} matches in all, got {total:,}: "
                           f"{counts[i][1]}")
     return TournamentConfig(path, name, seed, tuple(games), entrants, move_ms, start_ms, max_faults,
-                            concurrency, out_dir, executor, scheduler, shared_out, _bot_limits(r, limits))
+                            concurrency, out_dir, executor, scheduler, shared_out, _bot_limits(r, limits),
+                            _output(r, data))
+
+
+def _output(r: _Reader, data: dict) -> Output:
+    """The [output] table: replays ("all" or "faults") and compress (a boolean)."""
+    table = r.get(data, "output", "", dict, default={})
+    for key in table:
+        if key not in ("replays", "compress"):
+            raise r.fail(f"output.{key}", "one of the keys compress, replays (unknown key)")
+    replays = r.get(table, "replays", "output", str, default="all")
+    if replays not in REPLAYS_KEPT:
+        raise r.fail("output.replays", '"all" or "faults"', replays)
+    return Output(replays, r.get(table, "compress", "output", bool, default=False))
 
 
 def _sprt(r: _Reader, g: dict, where: str, schedule: str, seeds: int) -> Sprt | None:

@@ -16,6 +16,7 @@ import pytest
 from referee.errors import ConfigError
 from referee.plugins import load_registry
 from referee.standings import read_journal
+from referee import tournament as tour
 from referee.tournament_config import load_tournament
 
 from procs import running, with_env
@@ -499,3 +500,40 @@ def test_a_match_that_kills_its_worker_twice_ends_the_run_with_one_line(tmp_path
     while time.monotonic() < deadline and started_by(run):
         time.sleep(0.05)
     assert started_by(run) == {}, "no worker or bot is left"
+
+
+# -- lean output for big runs (issue 19) -------------------------------------------------------------
+
+
+def test_output_keeps_only_the_replays_of_matches_with_a_fault_compressed(tmp_path):
+    from referee.replay import read_replay
+    from referee.tournament_config import load_tournament
+
+    path = tmp_path / "t.toml"
+    path.write_text(f'name = "t"\nseeds = 3\n[output]\nreplays = "faults"\ncompress = true\n'
+                    f'[[entrants]]\nstrategy = "random"\n[[entrants]]\nname = "bot"\n'
+                    f'command = "{sys.executable} {ROOT / "tests" / "bots" / "illegal.py"}"\n'
+                    f'[[entrants]]\nstrategy = "first"\n[[games]]\ngame = "maumau"\nplayers = 2\n')
+    config = load_tournament(path, REGISTRY, out=tmp_path / "out")
+    records = tour.run(config)
+    with_fault = [r for r in records if any(r["faults"])]
+    assert len(records) == 9 and len(with_fault) == 6
+    assert all(r["replay"] is None for r in records if not any(r["faults"]))
+    kept = sorted(p.name for p in (tmp_path / "out" / "replays").iterdir() if ".jsonl" in p.name)
+    assert kept == sorted(f"{r['key']}.jsonl.gz" for r in with_fault)  # no partial file left either
+    for r in with_fault:
+        assert list(read_replay(tmp_path / "out" / r["replay"]))[-1]["type"] == "result"
+
+
+def test_replays_of_a_long_schedule_spread_over_folders_of_1000():
+    from referee.tournament_config import Output
+
+    assert Output().replay(12, "k") == "replays/k.jsonl"
+    assert Output(compress=True, shard=True).replay(12345, "k") == "replays/0012/k.jsonl.gz"
+
+
+def test_remote_files_land_only_under_replays(tmp_path):
+    tour._write_files(tmp_path, {"replays/a.jsonl": b"1", "replays/0001/b.jsonl": b"2", "journal.jsonl": b"x",
+                                 "replays/../journal.jsonl": b"x", "replays/0001/../../c": b"x"})
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()) == [
+        "replays/0001/b.jsonl", "replays/a.jsonl"]
