@@ -69,7 +69,8 @@ def fault_rows(records: Iterable[dict[str, Any]]) -> list[FaultRow]:
             key = (seats[seat], str(f.get("kind")))
             row = rows.setdefault(key, FaultRow(*key))
             row.count += 1
-            log = f"replays/{rec['key']}.seat{seat}.log"
+            folder = rec["replay"].rsplit("/", 1)[0] if isinstance(rec.get("replay"), str) else "replays"
+            log = f"{folder}/{rec['key']}.seat{seat}.log"  # beside the replay (replays/NNNN/ if sharded)
             text = str(f.get("detail", "")) + (f" ({f['hint']})" if f.get("hint") else "")
             firsts.setdefault(key, []).append((rec.get("index", 0), rec["key"], log, text))
     for key, found in firsts.items():
