@@ -70,7 +70,7 @@ def verify(
     Prints OK per file, or the first discrepancy (deal, move, what differs). Exit 1 if any
     replay has a discrepancy, 2 if a file cannot be verified at all (not a replay, unknown game).
     """
-    from referee.errors import UsageError
+    from referee.errors import PluginError, UsageError
     from referee.verify import verify_file
 
     with _errors():
@@ -83,6 +83,9 @@ def verify(
             unusable += 1
             typer.echo(f"{path}: error: {exc}", err=True)
             continue
+        except PluginError as exc:  # the rules plugin broke its contract: no verdict on any file
+            typer.echo(f"{path}: plugin error: {exc}", err=True)
+            raise typer.Exit(1) from None
         if verdict.ok:
             typer.echo(f"{path}: OK ({verdict.game}, {verdict.deals} deals, {verdict.moves} moves)")
         else:

@@ -7,17 +7,22 @@ reports the outcome. No I/O, no clock, no global RNG: chance comes only from the
 (game, config, seed, actions).
 
 What a seat may see is one explicit function, `GameState.observe(seat)`; everything else a
-seat learns comes from `Event`s whose `to` names it. Replay records (deal, chance, deal_end)
-are emitted by the game through the same queue as events, so the runner writes them in order.
+seat learns comes from `Event`s whose `to` names it. Every event names its audience: a tuple of
+seats, or `EVERYONE` (there is no default, so a forgotten audience is an error, not a public
+event). Replay records (deal, chance, deal_end) are emitted by the game through the same queue
+as events, so the runner writes them in order; the core checks the fields it reads itself (a
+deal_end's `deal` and `scores`, an outcome's `scores` and `measure`) with `deal_end_error` and
+`outcome_error`, and names the plugin when they are wrong.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Union
 
 from referee.errors import RulesError
@@ -38,16 +43,52 @@ class Option:
     max: int | None = None
 
 
+class Everyone:
+    """The audience of a public event: every seat of the match. Use the one instance, `EVERYONE`.
+
+    `seat in EVERYONE` is true for every seat. It is falsy, as an empty audience would be, so
+    `event.to and len(event.to) == 1` still asks "is this event for one seat only"; it cannot be
+    iterated (the number of seats is the match's: `audience(event.to, players)`).
+    """
+
+    __slots__ = ()
+    _instance: ClassVar[Everyone | None] = None
+
+    def __new__(cls) -> Everyone:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __contains__(self, seat: object) -> bool:
+        return True
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "EVERYONE"
+
+    def __reduce__(self) -> str:
+        return "EVERYONE"  # pickled and copied as the module's one instance
+
+
+#: the audience of a public event (`Event(kind, data, EVERYONE)`)
+EVERYONE = Everyone()
+
+Audience = Union[tuple[int, ...], Everyone]
+
+
 @dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs 3x (object.__setattr__ per field)
 class Event:
-    """Something that just happened, visible to the seats in `to` (None: every seat).
+    """Something that just happened, visible to the seats in `to`: a tuple of seats, or EVERYONE.
 
-    Sent to a bot as {"type": "event", "event": {"kind": kind, **data}}.
+    The audience is required: an event meant for one seat must never reach the others because
+    its author forgot to say so. Sent to a bot as {"type": "event", "event": {"kind": kind, **data}}.
     """
 
     kind: str
-    data: dict[str, Any] = field(default_factory=dict)
-    to: tuple[int, ...] | None = None
+    data: dict[str, Any]
+    to: Audience
 
     def message(self) -> dict[str, Any]:
         """The event object as sent on the wire."""
@@ -64,13 +105,87 @@ class Record:
 Output = Union[Event, Record]
 
 
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: numbers by value (2 == 2.0) but booleans are not numbers (true != 1)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def audience(to: Any, players: int) -> range | tuple[int, ...]:
+    """The seats an event's `to` stands for; TypeError/ValueError saying why when it is neither
+    EVERYONE nor a tuple of seats of the match."""
+    if to is EVERYONE:
+        return range(players)
+    if type(to) is not tuple:
+        hint = " (there is no default audience: use referee.game.EVERYONE)" if to is None else ""
+        raise TypeError(f"the audience {to!r} is not a tuple of seats or EVERYONE{hint}")
+    for seat in to:
+        if type(seat) is not int or not 0 <= seat < players:
+            raise ValueError(f"the audience {to!r} names {seat!r}, not a seat of {players}")
+    return to
+
+
+def _numbers(value: Any, players: int) -> bool:
+    """Whether `value` is a list of `players` finite JSON numbers (bool is no number)."""
+    return (isinstance(value, list) and len(value) == players
+            and all(type(v) is int or (type(v) is float and math.isfinite(v)) for v in value))
+
+
+def deal_end_error(data: dict[str, Any], players: int) -> str | None:
+    """What is wrong with a deal_end record's core fields, or None: `deal`, the deal's number
+    (an int), and `scores`, a list of numbers (int or float), one per seat."""
+    if type(data.get("deal")) is not int:
+        return f"deal_end record: 'deal' must be the deal's number (an int), not {data.get('deal')!r}"
+    if not _numbers(data.get("scores"), players):
+        return (f"deal_end record of deal {data['deal']}: 'scores' must be a list of {players} numbers, "
+                f"one per seat, not {data.get('scores')!r}")
+    return None
+
+
+def record_error(data: Any, players: int) -> str | None:
+    """What is wrong with a replay record a game emitted, or None: a dict whose `type` is "deal",
+    "chance" or "deal_end", a deal_end also with its core fields (`deal_end_error`)."""
+    kind = data.get("type") if type(data) is dict else None
+    if kind == "deal_end":
+        return deal_end_error(data, players)
+    if kind not in ("deal", "chance"):
+        what = f"of type {kind!r}" if type(data) is dict else f"holding {data!r}, not a dict"
+        return f"a Record {what}: a game's records are dicts of type deal, chance or deal_end"
+    return None
+
+
+def outcome_error(outcome: Any, players: int) -> str | None:
+    """What is wrong with a finished match's Outcome, or None: `scores` and `measure`, each a list
+    of numbers (int or float), one per seat."""
+    if not isinstance(outcome, Outcome):
+        return f"outcome() returned {outcome!r}, not a referee.game.Outcome"
+    if not _numbers(outcome.scores, players):
+        return f"Outcome.scores must be a list of {players} numbers, one per seat, not {outcome.scores!r}"
+    if not _numbers(outcome.measure, players):
+        return f"Outcome.measure must be a list of {players} numbers, one per seat, not {outcome.measure!r}"
+    return None
+
+
+def plugin_label(game: Game) -> str:
+    """How errors name a game's plugin: "game 'maumau' (referee_maumau)"."""
+    return f"game {getattr(game, 'name', '?')!r} ({type(game).__module__.split('.')[0]})"
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """A finished match: `scores` per seat as the replay reports them, and `measure` per seat,
-    the game's own ranking measure (higher is better) used for ranks (C-5)."""
+    the game's own ranking measure (higher is better) used for ranks (C-5). Both are lists of
+    numbers (int or float), one per seat (checked by the core: `outcome_error`)."""
 
-    scores: list[Any]
-    measure: list[float]
+    scores: list[int | float]
+    measure: list[int | float]
 
 
 class GameState(ABC):
@@ -90,11 +205,12 @@ class GameState(ABC):
     def resolve(self, action: Any) -> Action | None:
         """The legal action a submitted action stands for, or None if it is illegal.
 
-        The default accepts exactly the members of `legal_actions()`; games with lenient
-        fields (Mau Mau's announcements, MM-7) override this.
+        The default accepts exactly the members of `legal_actions()`, by JSON equality
+        (`json_equal`: {"draw": 1} is not {"draw": true}); games with lenient fields (Mau Mau's
+        announcements, MM-7) override this.
         """
         for legal in self.legal_actions():
-            if legal == action:
+            if legal == action and json_equal(legal, action):
                 return legal
         return None
 

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from referee import PROTOCOL_VERSION, __version__, sealing
-from referee.game import Game, GameState, Record
+from referee.errors import PluginError
+from referee.game import (EVERYONE, Event, Game, GameState, Record, audience, outcome_error, plugin_label,
+                          record_error)
 from referee.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
 from referee.players import Fault, Hello, Player, Reply, StrategyPlayer
 from referee.ranking import competition_ranks
@@ -205,16 +207,27 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
         for out in outputs:
             if type(out) is Record:
                 data = out.data
-                write(data)
-                if data["type"] == "deal_end":
+                kind = data.get("type") if type(data) is dict else None
+                if kind != "deal" and kind != "chance":  # a deal_end's core fields, or a bad record
+                    error = record_error(data, n)
+                    if error is not None:
+                        raise PluginError(f"{plugin_label(game)}: {error}")
                     deals.append(data)
+                write(data)
                 if on_record is not None:
                     on_record(data)
                 continue
             if not fan_out:
                 continue
+            if type(out) is not Event and not isinstance(out, Event):
+                raise PluginError(f"{plugin_label(game)}: drain() gave {out!r}, not an Event or a Record")
+            to = out.to
+            try:
+                seats = range(n) if to is EVERYONE else audience(to, n)
+            except (TypeError, ValueError) as exc:
+                raise PluginError(f"{plugin_label(game)}: event {out.kind!r}: {exc}") from None
             message = out.message()
-            for seat in out.to if out.to is not None else range(n):
+            for seat in seats:
                 if seat not in disqualified:
                     if monitor is not None:
                         monitor.sent(seat, {"type": "event", "event": message}, state)
@@ -303,6 +316,9 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
 
         write_pending()
         outcome = state.outcome()
+        error = outcome_error(outcome, n)
+        if error is not None:
+            raise PluginError(f"{plugin_label(game)}: {error}")
         result = {
             "type": "result",
             "scores": outcome.scores,

@@ -1,13 +1,33 @@
-"""Helpers for tests and benchmarks: play seeded matches with in-process strategies."""
+"""Helpers for tests and benchmarks, and the conformance kit every rules plugin can run.
+
+`random_playout` plays one seeded match with in-process random strategies. `check_game` is the
+conformance kit (docs/writing-a-game.md): seeded random playouts of each config and table size
+with every invariant the referee relies on checked at every step, then per seed a replay
+written, played again (same seed, same records, same messages to every seat) and verified. It
+raises AssertionError naming the game, config, table size and seed, so it reads well in pytest:
+
+    from referee.testing import check_game
+
+    def test_conformance():
+        check_game(MyGame(), seeds=range(50))
+"""
 
 from __future__ import annotations
 
+import copy
+import json
 import random
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.config import resolve_config
-from referee.game import Game
+from referee.errors import RefereeError
+from referee.game import Game, GameState
 from referee.players import StrategyPlayer
 from referee.runner import Limits, MatchResult, Monitor, Seat, run_match
 from referee_strategies.basic import RandomLegal
@@ -28,3 +48,345 @@ def random_playout(
     strategies = [StrategyPlayer(RandomLegal(game.name, i, resolved, random.Random(f"{seed}/{i}/random")))
                   for i in range(n)]
     return run_match(game, resolved, seed, seats, strategies, Limits(), replay=replay, monitor=monitor)
+
+
+# -- what a message names ------------------------------------------------------------------------
+
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _without(value: Any, fields: Collection[str]) -> Any:
+    if isinstance(value, dict):
+        return {k: _without(v, fields) for k, v in value.items() if k not in fields}
+    if isinstance(value, list):
+        return [_without(v, fields) for v in value]
+    return value
+
+
+def strings_in(message: Any, ignore: Collection[str] = ()) -> set[str]:
+    """Every string (keys and values) inside a JSON-ready message, the `ignore` fields left out;
+    AssertionError if the message is not JSON-ready."""
+    if ignore:
+        message = _without(message, ignore)
+    try:
+        text = json.dumps(message, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise AssertionError(f"not JSON-ready ({exc}): {message!r}") from None
+    return set(_STRING.findall(text))
+
+
+class ConformanceMonitor:
+    """A runner Monitor asserting the per-step invariants of a match.
+
+    At every decision the seat asked has a non-empty legal list and is `to_act()`; the action
+    chosen resolves to itself (`resolve`, as a bot's submitted action would); after every step
+    `zones()` holds the very cards it held as dealt (each card once, if the deck has it once);
+    nothing sent to a seat
+    (observation, legal list, event, end) names a card in `hidden_from(seat)`.
+
+    Events are checked when the step is over: those emitted before a new deal's `deal` record
+    describe the deal that just ended, and are checked against what the seat could not see
+    before the move (less the cards the move itself showed); the rest against the state after
+    it. `guess_fields` are fields whose card codes say nothing of where the card is (Mayor's
+    Casino guess, M-11: a public name). With `transcript`, every message sent is kept, in order.
+    """
+
+    def __init__(self, players: int, guess_fields: Collection[str] = (), transcript: bool = False):
+        self.players = players
+        self.ignore = tuple(guess_fields)
+        self.deck: Counter | None = None
+        self.steps = 0
+        self.acts = 0
+        self.before: list[set[str]] | None = None
+        self.step_events: list[tuple[int, dict, bool]] = []  # sent during the step being applied
+        self.new_deal = False
+        self.transcript: list[tuple[int, dict]] | None = [] if transcript else None
+        self.actions: dict[tuple[str, ...], dict] = {}  # one action of each shape (its sorted keys)
+        self.events: dict[tuple[str, ...], tuple[int, dict]] = {}  # (seat, event) of each kind and fields
+        self.records: dict[tuple[str, ...], dict] = {}  # one chance record of each kind, one deal_end
+
+    def sent(self, seat: int, message: dict, state: GameState | None) -> None:
+        if self.transcript is not None:
+            self.transcript.append((seat, copy.deepcopy(message)))
+        if state is None:  # hello, before the deal
+            return
+        if self.deck is None:  # the cards of the match, as dealt
+            self.deck = self._cards(state)
+        kind = message["type"]
+        if kind == "act":
+            self.acts += 1
+            legal = message["legal"]
+            if not legal:
+                raise AssertionError(f"seat {seat} asked to act with an empty legal list")
+            if state.to_act() != seat:
+                raise AssertionError(f"seat {seat} asked to act, but to_act() is {state.to_act()}")
+            for action in legal:
+                if not isinstance(action, dict):
+                    raise AssertionError(f"a legal action is not a dict: {action!r}")
+                self.actions.setdefault(tuple(sorted(action)), action)
+            strings = strings_in(message["obs"], self.ignore) | strings_in(legal, self.ignore)
+            self._check(seat, strings, state.hidden_from(seat), message)
+            return
+        if kind == "event":
+            event = message["event"]
+            self.events.setdefault((event["kind"], *sorted(event)), (seat, event))
+            if self.before is not None:
+                self.step_events.append((seat, message, self.new_deal))
+                return
+        self._check(seat, strings_in(message, self.ignore), state.hidden_from(seat), message)  # first deal, end
+
+    def record(self, record: dict) -> None:
+        kind = record["type"]
+        if kind == "deal":
+            self.new_deal = True
+        elif kind == "chance" or kind == "deal_end":
+            self.records.setdefault((kind, str(record.get("kind"))), record)
+
+    def applying(self, state: GameState, seat: int, action: dict) -> None:
+        resolved = state.resolve(copy.deepcopy(action))
+        if resolved != action:
+            raise AssertionError(f"resolve() of the legal action {action!r} gave {resolved!r}, not the action")
+        shown = strings_in(action, self.ignore)
+        self.before = [state.hidden_from(s) - shown for s in range(self.players)]
+        self.step_events = []
+        self.new_deal = False
+
+    def stepped(self, state: GameState) -> None:
+        self.steps += 1
+        for seat, message, after_new_deal in self.step_events:
+            hidden = self.before[seat] if self.new_deal and not after_new_deal else state.hidden_from(seat)
+            self._check(seat, strings_in(message, self.ignore), hidden, message)
+        self.before = None
+        cards = self._cards(state)
+        if self.deck is None:
+            self.deck = cards
+        if cards != self.deck:
+            raise AssertionError(f"cards not conserved by zones(): {sorted((cards - self.deck).elements())} "
+                                 f"extra, {sorted((self.deck - cards).elements())} missing")
+
+    @staticmethod
+    def _cards(state: GameState) -> Counter:
+        return Counter(card for zone in state.zones().values() for card in zone)
+
+    @staticmethod
+    def _check(seat: int, strings: set[str], hidden: set[str], message: dict) -> None:
+        leaked = strings & hidden
+        if leaked:
+            raise AssertionError(f"seat {seat} was sent hidden cards {sorted(leaked)} in {message}")
+
+
+# -- the kit -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Report:
+    """What `check_game` played and checked."""
+
+    game: str
+    matches: int = 0
+    decisions: int = 0
+    deals: int = 0
+    verified: int = 0  # replays written, replayed alike and verified
+    action_shapes: set[tuple[str, ...]] = field(default_factory=set)  # the sorted keys of each action met
+    event_kinds: set[str] = field(default_factory=set)
+    described: int = 0  # actions, events and records the game's describer told (0: no describer)
+
+    def __str__(self) -> str:
+        return (f"{self.game}: {self.matches} matches, {self.decisions} decisions, {self.deals} deals, "
+                f"{self.verified} replays verified, {len(self.action_shapes)} action shapes, "
+                f"{len(self.event_kinds)} event kinds, {self.described} descriptions")
+
+
+def check_game(
+    game: Game,
+    seeds: Iterable[int] = range(20),
+    configs: Iterable[dict[str, Any]] | None = None,
+    players: Iterable[int] | None = None,
+    replayed: int = 3,
+    guess_fields: Collection[str] = (),
+) -> Report:
+    """Run the conformance kit on `game`; AssertionError naming the case at the first failure.
+
+    For each config (default: `game.variants()`) and table size (default: the fewest and the
+    most players), every seed plays a random match under `ConformanceMonitor` (legal actions
+    never empty until the end, cards conserved, no hidden card sent to a seat), the core's
+    checks of every output on (an audience for every event, deal_end and outcome fields:
+    referee.game), and a well-formed result (a rank per seat, the best 1). The first `replayed`
+    seeds are also written as replays and played again under another global RNG state: same
+    records (but `ms`), same messages to every seat; the replay must start with a deal, hold a
+    deal_end per deal, and pass `referee.verify.verify_replay` (the game's `replay_state`). If
+    the game has a describer (`Game.describer()`), it must tell one action of each shape, one
+    event of each kind, one chance record of each kind and a deal_end met, without an error.
+    """
+    seeds = list(seeds)
+    configs = list(configs) if configs is not None else game.variants()
+    sizes = sorted(set(players)) if players is not None else sorted({game.min_players, game.max_players})
+    report = Report(game.name)
+    actions: dict[tuple[str, ...], dict] = {}
+    events: dict[tuple[str, ...], tuple[int, dict]] = {}
+    records: dict[tuple[str, ...], tuple[int, dict]] = {}
+    for variant in configs:
+        for n in sizes:
+            for k, seed in enumerate(seeds):
+                where = f"{game.name}, {n} players, config {variant or 'default'}, seed {seed}"
+                with _context(where):
+                    monitor = ConformanceMonitor(n, guess_fields)
+                    result = random_playout(game, variant, seed=seed, players=n, monitor=monitor)
+                    _check_result(result, monitor, n)
+                    if k < replayed:
+                        report.verified += _check_replay(game, variant, seed, n, guess_fields, result)
+                report.matches += 1
+                report.decisions += result.decisions
+                report.deals += len(result.deals)
+                for shape, action in monitor.actions.items():
+                    actions.setdefault(shape, action)
+                for key, sent in monitor.events.items():
+                    events.setdefault(key, sent)
+                for key, record in monitor.records.items():
+                    records.setdefault(key, (n, record))
+    report.action_shapes = set(actions)
+    report.event_kinds = {key[0] for key in events}
+    own = getattr(game, "describer", None)  # Game.describer(): the game's Describer, or None
+    describer = own() if callable(own) else own
+    if describer is not None:
+        with _context(f"{game.name}'s describer {type(describer).__name__}"):
+            report.described = _check_describer(describer, list(actions.values()), list(events.values()),
+                                                 list(records.values()), sizes[-1])
+    return report
+
+
+class _context:
+    """Re-raise a failure inside the block as one AssertionError saying where it happened."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if exc is None:
+            return False
+        if isinstance(exc, AssertionError):
+            raise AssertionError(f"{self.where}: {exc}") from None
+        if isinstance(exc, RefereeError):  # the core's checks of the plugin (PluginError...)
+            raise AssertionError(f"{self.where}: {type(exc).__name__}: {exc}") from exc
+        if isinstance(exc, Exception):  # a bug in the rules: keep its traceback, say where
+            raise AssertionError(f"{self.where}: the game raised {type(exc).__name__}: {exc}") from exc
+        return False
+
+
+def _check_result(result: MatchResult, monitor: ConformanceMonitor, n: int) -> None:
+    res = result.result
+    if monitor.acts == 0 or monitor.steps != monitor.acts:
+        raise AssertionError(f"{monitor.acts} decisions asked, {monitor.steps} steps: the match must be "
+                             f"decided by its seats, one action per step")
+    for key in ("scores", "ranks", "faults"):
+        if len(res[key]) != n:
+            raise AssertionError(f"the result's {key} hold {len(res[key])} entries, not one per seat ({n})")
+    if res["faults"] != [0] * n or res["disqualified"]:
+        raise AssertionError(f"faults in a match of in-process random players: {res['fault_log']}")
+    if min(res["ranks"]) != 1 or not all(1 <= r <= n for r in res["ranks"]):
+        raise AssertionError(f"ranks {res['ranks']} are not C-5 ranks of {n} seats")
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    from referee.replay import read_replay
+
+    out = []
+    for record in read_replay(path):
+        record.pop("ms", None)
+        out.append(record)
+    return out
+
+
+def _check_replay(game: Game, variant: dict[str, Any], seed: int, n: int, guess_fields: Collection[str],
+                  first: MatchResult) -> int:
+    """Play `seed` twice more, writing replays under different global RNG states: the same records
+    and messages; the replay's shape; verify passes. 1 when done."""
+    from referee.verify import load_replay, verify_replay
+
+    saved = random.getstate()
+    runs = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="referee-check-") as tmp:
+            for k in range(2):
+                random.seed(f"referee.testing/{k}")  # a game drawing from the global RNG plays differently
+                monitor = ConformanceMonitor(n, guess_fields, transcript=True)
+                path = Path(tmp) / f"replay{k}.jsonl"
+                random_playout(game, variant, seed=seed, players=n, replay=path, monitor=monitor)
+                runs.append((_records(path), monitor.transcript))
+            replay = load_replay(Path(tmp) / "replay0.jsonl")
+            verdict = verify_replay(replay, game)
+    finally:
+        random.setstate(saved)
+    (records, transcript), (again, transcript_again) = runs
+    if records != again:
+        at = next(i for i, (a, b) in enumerate(zip(records + [None], again + [None])) if a != b)
+        raise AssertionError(f"the same seed wrote different replays (record {at + 1}: {records[at:at + 1]} vs "
+                             f"{again[at:at + 1]}): chance must come only from the rng given to new_state")
+    if transcript != transcript_again:
+        at = next(i for i, (a, b) in enumerate(zip(transcript + [None], transcript_again + [None])) if a != b)
+        raise AssertionError(f"the same seed sent different messages (message {at + 1}: "
+                             f"{transcript[at:at + 1]} vs {transcript_again[at:at + 1]})")
+    kinds = [r["type"] for r in records]
+    if kinds[0] != "header" or kinds[1] != "deal" or kinds[-1] != "result":
+        raise AssertionError(f"a replay must be a header, a deal record first, ..., the result: got {kinds[:2]}"
+                             f"...{kinds[-1:]}")
+    if kinds.count("deal") != kinds.count("deal_end"):
+        raise AssertionError(f"{kinds.count('deal')} deal records but {kinds.count('deal_end')} deal_end records")
+    if records[-1]["scores"] != first.result["scores"]:
+        raise AssertionError(f"the seed's scores differ between runs: {first.result['scores']} vs "
+                             f"{records[-1]['scores']}")
+    if not verdict.ok:
+        raise AssertionError(f"referee verify fails on the match's own replay: {verdict.discrepancy}")
+    return 1
+
+
+def _check_describer(describer: Any, actions: list[dict], events: list[tuple[int, dict]],
+                     records: list[tuple[int, dict]], players: int) -> int:
+    """Ask the describer (referee.describe.Describer's methods, those it has) for one action of
+    each shape, one event of each kind and fields (as sent to the seat that got it), one chance
+    record of each kind and a deal_end's row: each must be words, not an error. The number of
+    descriptions made."""
+    from referee.game import Event
+
+    try:
+        from referee.describe import Names
+
+        names: Any = Names([f"seat {i}" for i in range(players)])
+    except ImportError:  # a core without the viewers' wording
+        names = str
+    made = 0
+
+    def words(what: str, text: Any, none: bool = False) -> None:
+        nonlocal made
+        if text is None and none:
+            return
+        plain = getattr(text, "plain", text)
+        if not isinstance(plain, str) or not plain.strip():
+            raise AssertionError(f"{what} gave {text!r}, not words")
+        made += 1
+
+    method = getattr(describer, "action", None)
+    for action in actions if method is not None else ():
+        words(f"action({action!r})", method(copy.deepcopy(action)))
+    method = getattr(describer, "event", None)
+    for seat, message in events if method is not None else ():
+        data = {k: v for k, v in copy.deepcopy(message).items() if k != "kind"}
+        event = Event(message["kind"], data, (seat,))
+        words(f"event({event!r})", method(event, names), none=True)  # None: left out of the story
+    for n, record in records:
+        if record["type"] == "chance" and getattr(describer, "chance", None) is not None:
+            words(f"chance({record!r})", describer.chance(copy.deepcopy(record)))
+        elif record["type"] == "deal_end" and getattr(describer, "deal_summary", None) is not None:
+            label, cells = describer.deal_summary(copy.deepcopy(record), n)
+            if not isinstance(label, str) or not isinstance(cells, list) or len(cells) != n \
+                    or not all(isinstance(c, str) for c in cells):
+                raise AssertionError(f"deal_summary({record!r}, {n}) gave {(label, cells)!r}, not a label and "
+                                     f"{n} cells")
+            made += 1
+    return made
+
+
+__all__ = ["ConformanceMonitor", "Report", "check_game", "random_playout", "strings_in"]

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.errors import ConfigError, RefereeError, RulesError, UsageError
-from referee.game import Event, Game, GameState, Record
+from referee.errors import ConfigError, PluginError, RefereeError, RulesError, UsageError
+from referee.game import (Event, Game, GameState, Record, audience, json_equal, outcome_error, plugin_label,
+                          record_error)
 from referee.ranking import competition_ranks
 
 #: record types a replay may hold (PROTOCOL.md)
@@ -206,17 +207,8 @@ class _Faults:
         return None
 
 
-def same(a: Any, b: Any) -> bool:
-    """JSON equality: numbers by value (2 == 2.0) but booleans are not numbers."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b
+#: JSON equality: numbers by value (2 == 2.0) but booleans are not numbers
+same = json_equal
 
 
 def _short(value: Any, limit: int = 120) -> str:
@@ -317,7 +309,7 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
         return j
 
     def drained() -> tuple[list[Event | dict[str, Any]], list[dict[str, Any]]]:
-        outputs = [out.data if type(out) is Record else out for out in state.drain()]
+        outputs = [_checked(out, game, n) for out in state.drain()]
         return outputs, [o for o in outputs if type(o) is dict]
 
     outputs, produced = drained()
@@ -382,7 +374,29 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
         raise mismatch("the replay has no result record", state.deal, None, end_line)
     if i != len(records) - 1:
         raise mismatch(f"a {records[i + 1].get('type')} record after the result", state.deal, None, lines[i + 1])
+    error = outcome_error(state.outcome(), n)
+    if error is not None:  # the plugin's mistake, not the file's
+        raise PluginError(f"{plugin_label(game)}: {error}")
     _check_result(records[i], lines[i], state, faults, n, records)
+
+
+def _checked(out: Any, game: Game, n: int) -> Event | dict[str, Any]:
+    """A game's output as `simulate` hands it on (a Record as its dict); PluginError naming the
+    plugin when the game broke the contract: a record without the core's fields, an event
+    without an audience (the plugin's mistake, not the file's)."""
+    if type(out) is Record:
+        error = record_error(out.data, n)
+        if error is None:
+            return out.data
+    elif isinstance(out, Event):
+        try:
+            audience(out.to, n)
+            return out
+        except (TypeError, ValueError) as exc:
+            error = f"event {out.kind!r}: {exc}"
+    else:
+        error = f"drain() gave {out!r}, not an Event or a Record"
+    raise PluginError(f"{plugin_label(game)}: {error}")
 
 
 def _line_of(records, lines, kind: str) -> int | None:

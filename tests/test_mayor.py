@@ -14,7 +14,7 @@ import pytest
 from referee.chance import Streams
 from referee.config import resolve_config
 from referee.errors import ConfigError, RulesError
-from referee.game import Event, Record
+from referee.game import EVERYONE, Event, Record
 from referee_mayor.cards import DECK, NOT_IN_RESERVE, SPECIALS, STRENGTH, VOTES, strongest, weakest
 from referee_mayor.deal import deal_cards, shuffle_until_fit
 from referee_mayor.game import Mayor
@@ -678,7 +678,7 @@ def test_M_11_advanced_casino_swaps_the_named_card_for_the_weakest():
     assert state.hands[0] == ["R1", "R2", "Y1"]  # R2 (1 vote, a suit card) < T2
     out = events(state)
     pub = [e for e in out if e.kind == "casino"]
-    assert pub[0].to is None and pub[0].data == {"seat": 1, "name": "BD", "hit": True}
+    assert pub[0].to is EVERYONE and pub[0].data == {"seat": 1, "name": "BD", "hit": True}
     swap = [e for e in out if e.kind == "casino_swap"]
     assert swap[0].to == (1, 0) and swap[0].data == {"seat": 1, "name": "BD", "gave": "R2"}
     # hidden_from is exact: BD's new place is public, R2's known to the two involved only
@@ -859,7 +859,7 @@ def test_M_13_M_15_deal_end_basic(alone, before, won):
     assert end["scores"] == expected and state.outcome().scores == expected
     assert state.outcome().measure == expected and state.to_act() is None
     ev = [o for o in out if isinstance(o, Event) and o.kind == "deal_end"][0]
-    assert ev.to is None and ev.data["won"] is won
+    assert ev.to is EVERYONE and ev.data["won"] is won
 
 
 def test_M_14_M_15_deal_end_advanced_counts_votes_and_specials():
@@ -879,7 +879,7 @@ def test_the_deals_last_card_is_told_in_full_and_deal_end_names_no_cards():
     assert [e.data.get("card") for e in out if e.kind == "played"] == ["T19", "Y1", "GM", "Y2"]
     assert [e.data["cards"] for e in out if e.kind == "trick"] == [["T19", "Y1", "GM", "Y2"]]
     end = [e for e in out if e.kind == "deal_end"]
-    assert end[0].to is None and not strings(end[0].data) & set(DECK)
+    assert end[0].to is EVERYONE and not strings(end[0].data) & set(DECK)
 
 
 def test_match_totals_over_deals_and_outcome():

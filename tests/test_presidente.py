@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from referee.errors import RulesError
-from referee.game import Event, Record
+from referee.game import Event, Record, audience
 from referee.replay import read_replay
 from referee.testing import random_playout
 from referee_presidente.cards import DECK, DECK_WITH_JOKERS, highest, lowest
@@ -767,7 +767,7 @@ def test_random_playouts_conserve_cards_and_always_offer_an_action(variant):
                 if isinstance(output, Record) and output.data["type"] == "deal":
                     new_deal = False
                 if isinstance(output, Event):
-                    for to in output.to if output.to is not None else range(4):
+                    for to in audience(output.to, 4):
                         hidden = before[to] if new_deal else state.hidden_from(to)
                         assert not strings(output.message()) & hidden, output
         assert len(state.history) == 5 and sorted(state.outcome().scores) == [0, 1, 2, 3]

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from referee.game import Event, Game, GameState, Option, Outcome, Record
+from referee.game import EVERYONE, Event, Game, GameState, Option, Outcome, Record
 from referee.players import Fault, Hello, Reply
 from referee.replay import read_replay
 from referee.runner import Limits, Seat, run_match
@@ -43,7 +43,7 @@ class PickState(GameState):
         self.deal = 1
         self.queue: list[Any] = [
             Record({"type": "deal", "deal": 1, "dealer": 0, "hands": [[] for _ in range(players)]}),
-            Event("start", {"pad": "x" * config["pad"]}),
+            Event("start", {"pad": "x" * config["pad"]}, EVERYONE),
         ]
 
     def to_act(self) -> int | None:
@@ -55,7 +55,7 @@ class PickState(GameState):
     def apply(self, action: dict[str, Any]) -> None:
         seat = self.turn % self.n
         self.scores[seat] += action["pick"]
-        self.queue.append(Event("picked", {"seat": seat, "pick": action["pick"]}))
+        self.queue.append(Event("picked", {"seat": seat, "pick": action["pick"]}, EVERYONE))
         self.turn += 1
         if self.turn == self.turns:
             self.queue.append(Record({"type": "deal_end", "deal": 1, "scores": list(self.scores)}))

@@ -19,7 +19,7 @@ from typing import Any
 
 from referee.chance import Streams
 from referee.errors import RulesError
-from referee.game import Action, Event, GameState, Outcome, Output, Record, check_cards, next_script_record
+from referee.game import EVERYONE, Action, Event, GameState, Outcome, Output, Record, check_cards, next_script_record
 
 from referee_maumau.cards import ORDER, POINTS, STANDARD_RANKS, SUITS, decks_for, make_deck, shuffle
 
@@ -357,7 +357,7 @@ class MauMauState(GameState):
             self.suit = card[1]
         if said is not None:
             data["say"] = said
-        self._out.append(Event("played", data))
+        self._out.append(Event("played", data, EVERYONE))
         left = len(hand)
         if left == 0 and (said == MAU_MAU or not self.announcements):
             self._end_round(seat, "mau mau")  # MM-8: any pending power is void
@@ -588,4 +588,5 @@ class MauMauState(GameState):
         self._start_deal()
 
     def _emit(self, kind: str, data: dict[str, Any]) -> None:
-        self._out.append(Event(kind, data))
+        """Queue a public event (every seat is told)."""
+        self._out.append(Event(kind, data, EVERYONE))

@@ -22,7 +22,8 @@ from typing import Any
 
 from referee.chance import Streams
 from referee.errors import RulesError
-from referee.game import Action, Event, GameState, Outcome, Output, Record, check_cards, next_script_record
+from referee.game import (EVERYONE, Action, Audience, Event, GameState, Outcome, Output, Record, check_cards,
+                          next_script_record)
 
 from referee_mayor.cards import (
     BUILDING,
@@ -379,7 +380,7 @@ class MayorState(GameState):
         holder = next(s for s in range(PLAYERS) if self.mayor in self.hands[s])
         self.ally = None if holder == c else holder
         self.team = [CANDIDATE_TEAM if s in (c, self.ally) else OPPOSITION for s in range(PLAYERS)]
-        self._emit("called", {"seat": c, "suit": suit})
+        self._emit("called", {"seat": c, "suit": suit}, EVERYONE)
         if self.ally is not None:
             self._emit("role", {"role": "ally", "candidate": c, "suit": suit}, (self.ally,))
         self._hold(c, self.hands[c] + self.reserve_zone)
@@ -422,7 +423,7 @@ class MayorState(GameState):
             data["name"] = name
         if counter:
             data["counter"] = True
-        self._out.append(Event("played", data))
+        self._out.append(Event("played", data, EVERYONE))
         if card == self.mayor:
             self._reveal()
         elif card == CASINO:
@@ -464,7 +465,7 @@ class MayorState(GameState):
         self.revealed = True
         self._observation = self._observation_template()
         self._emit("ally_revealed", {"seat": self.ally if self.ally is not None else self.candidate,
-                                     "candidate": self.candidate, "alone": self.ally is None})
+                                     "candidate": self.candidate, "alone": self.ally is None}, EVERYONE)
         if self.casino is not None and self.casino["hit"] is None and not self.advanced:
             self.casino["hit"] = self._basic_casino_hit
         self._out.extend(self._hidden_effects)
@@ -487,7 +488,7 @@ class MayorState(GameState):
     def _crane(self, seat: int) -> None:
         """M-10 (two cards) / M-11 (one card) from the top of the opposing pile."""
         block = self._move_top(seat, 1 if self.advanced else 2)
-        self._effect(Event("crane", {"seat": seat, "moved": len(block), "cards": block}))
+        self._effect(Event("crane", {"seat": seat, "moved": len(block), "cards": block}, EVERYONE))
 
     def _casino(self, seat: int, name: str) -> None:
         if self.advanced:
@@ -500,7 +501,7 @@ class MayorState(GameState):
         self.casino = {"seat": seat, "name": name, "hit": hit if self.revealed else None}
         self._basic_casino_hit = hit
         self._effect(Event("casino", {"seat": seat, "name": name, "hit": hit, "moved": len(block),
-                                      "cards": block}))
+                                      "cards": block}, EVERYONE))
 
     def _effect(self, event: Event) -> None:
         """A pile effect is public once the teams are; before the reveal it is held back (M-9)."""
@@ -514,12 +515,12 @@ class MayorState(GameState):
         own = [c for c in self.hands[seat] if c not in SPECIAL_SET and c != self.mayor]
         if not own:  # nothing to give: no effect, and nothing is checked
             self.casino = {"seat": seat, "name": name, "hit": None}
-            self._emit("casino", {"seat": seat, "name": name, "hit": None})
+            self._emit("casino", {"seat": seat, "name": name, "hit": None}, EVERYONE)
             return
         holder = next((s for s in range(PLAYERS) if self.team[s] != self.team[seat] and name in self.hands[s]),
                       None)
         self.casino = {"seat": seat, "name": name, "hit": holder is not None}
-        self._emit("casino", {"seat": seat, "name": name, "hit": holder is not None})
+        self._emit("casino", {"seat": seat, "name": name, "hit": holder is not None}, EVERYONE)
         if holder is None:
             return
         gave = weakest(own)  # picked before the swap
@@ -581,7 +582,7 @@ class MayorState(GameState):
                 data["thief"] = {"seat": thief, "success": success}
                 if stolen is not None:
                     data["thief"]["stolen"] = stolen
-        self._out.append(Event("trick", data))
+        self._out.append(Event("trick", data, EVERYONE))
         self.played_cards.extend(cards)
         self.played_seats.extend(self.trick_seats)
         self.winners.append(winner)
@@ -606,7 +607,8 @@ class MayorState(GameState):
                   "count" if self.mode == BASIC else "votes": result.made,
                   "specials": result.specials, "threshold": result.threshold, "won": result.won}
         self._out.append(Record({"type": "deal_end", **fields, "totals": [number(t) for t in self.totals]}))
-        self._emit("deal_end", {**fields, "scores": list(scores), "totals": [number(t) for t in self.totals]})
+        self._emit("deal_end", {**fields, "scores": list(scores), "totals": [number(t) for t in self.totals]},
+                   EVERYONE)
         if self.deal >= self.deals:
             self.phase = "over"
             self.current = None
@@ -615,7 +617,7 @@ class MayorState(GameState):
         self.dealer = (self.dealer + 1) % PLAYERS  # M-4: the deal passes left
         self._start_deal()
 
-    def _emit(self, kind: str, data: dict[str, Any], to: tuple[int, ...] | None = None) -> None:
+    def _emit(self, kind: str, data: dict[str, Any], to: Audience) -> None:
         self._out.append(Event(kind, data, to))
 
     # -- what seats see ------------------------------------------------------------------------

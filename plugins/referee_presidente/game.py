@@ -14,7 +14,8 @@ from typing import Any
 
 from referee.chance import Streams, shuffle
 from referee.errors import RulesError
-from referee.game import Action, Event, Game, GameState, Option, Outcome, Output, Record, check_cards, next_script_record
+from referee.game import (EVERYONE, Action, Event, Game, GameState, Option, Outcome, Output, Record, check_cards,
+                          next_script_record)
 from referee_presidente.cards import (
     DECK,
     DECK_WITH_JOKERS,
@@ -383,7 +384,7 @@ class PresidenteState(GameState):
         count = len(cards)
         rank = cards[0][0]
         finished = not hand
-        self._out.append(Event("played", {"seat": seat, "count": count, "cards": list(cards)}))
+        self._out.append(Event("played", {"seat": seat, "count": count, "cards": list(cards)}, EVERYONE))
 
         cleared_by = None
         if rank == "8":
@@ -404,19 +405,20 @@ class PresidenteState(GameState):
             if self.run_count == 4:
                 self.revolution = not self.revolution
                 self.run_rank, self.run_count = None, 0
-                self._out.append(Event("revolution", {"seat": seat, "on": self.revolution}))
+                self._out.append(Event("revolution", {"seat": seat, "on": self.revolution}, EVERYONE))
 
+        if cleared_by is not None:
+            self.discards.extend(cards)  # before the round can end: a last card that clears is discarded too
         if finished and self._finish(seat):
             return
         if cleared_by is not None:
-            self.discards.extend(cards)
             self._clear(cleared_by, seat)
         else:
             self._advance(seat)
 
     def _pass(self, seat: int) -> None:
         self.passed[seat] = True  # P-3: out of the trick until it ends
-        self._out.append(Event("passed", {"seat": seat}))
+        self._out.append(Event("passed", {"seat": seat}, EVERYONE))
         self._advance(seat)
 
     def _advance(self, seat: int) -> None:
@@ -445,7 +447,7 @@ class PresidenteState(GameState):
         while not self.active[leader]:
             leader = (leader + 1) % PLAYERS
         self.turn = leader
-        self._out.append(Event("cleared", {"why": why, "leader": leader}))
+        self._out.append(Event("cleared", {"why": why, "leader": leader}, EVERYONE))
 
     def _finish(self, seat: int) -> bool:
         """`seat` went out: its place, the President's fall (P-8); True if the round ended."""
@@ -454,14 +456,14 @@ class PresidenteState(GameState):
         self.places[seat] = place
         self.active[seat] = False
         self.n_active -= 1
-        self._out.append(Event("finished", {"seat": seat, "place": place}))
+        self._out.append(Event("finished", {"seat": seat, "place": place}, EVERYONE))
         if place == 1 and seat != self.reigning:
             fallen = self.reigning
             self.places[fallen] = PLAYERS
             self.active[fallen] = False
             self.n_active -= 1
             self.blocked = fallen
-            self._out.append(Event("fell", {"seat": fallen, "place": PLAYERS}))
+            self._out.append(Event("fell", {"seat": fallen, "place": PLAYERS}, EVERYONE))
         if self.n_active > 1:
             return False
         for s in range(PLAYERS):
@@ -495,6 +497,7 @@ class PresidenteState(GameState):
                 "round_end",
                 {"round": self.deal, "scores": list(scores), "places": list(places), "roles": list(roles),
                  "fallen": self.blocked},
+                EVERYONE,
             )
         )
         self.prev_places, self.prev_roles = places, roles
