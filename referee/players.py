@@ -86,12 +86,7 @@ class Player(ABC):
 
     @abstractmethod
     def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int) -> Reply:
-        """Ask for a decision; returns within the deadline with an action, an index or a fault.
-
-        A player that waits on something outside the process may also take a keyword argument
-        `meanwhile`, a callable: it then calls it once while it waits (the runner writes its
-        replay records then; see SubprocessPlayer.act). The runner looks for it in the signature.
-        """
+        """Ask for a decision; returns within the deadline with an action, an index or a fault."""
 
     @abstractmethod
     def end(self, result: dict[str, Any]) -> None:

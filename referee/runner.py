@@ -3,7 +3,6 @@ fault policy of the protocol, and writes the replay as it goes."""
 
 from __future__ import annotations
 
-import inspect
 import json
 import random
 import time
@@ -13,6 +12,7 @@ from typing import Any, Protocol
 
 from referee import PROTOCOL_VERSION, __version__, sealing
 from referee.errors import PluginError
+from referee.faults import hint, legal_summary
 from referee.game import (EVERYONE, Event, Game, GameState, Record, audience, outcome_error, plugin_label,
                           record_error)
 from referee.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
@@ -87,9 +87,20 @@ class FaultEntry:
     detail: str
     raw: str = ""
     stderr_tail: str = ""
+    act: int | None = None  # the id of the act it answered (None: at hello, or a budget used up)
+    legal: str = ""  # that decision's legal actions, in short (referee.faults.legal_summary)
+    hint: str = ""  # the usual cause, for the bot's author (referee.faults.hint)
+    log: str | None = None  # the file name of the seat's stderr log (beside the replay), if it has one
 
     def record(self) -> dict[str, Any]:
-        return {"seat": self.seat, "deal": self.deal, "kind": self.kind, "detail": self.detail, "raw": self.raw}
+        """The entry as the result's `fault_log` holds it (act, legal, hint and log only when known)."""
+        out: dict[str, Any] = {"seat": self.seat, "deal": self.deal, "kind": self.kind, "detail": self.detail,
+                               "raw": self.raw}
+        for name in ("act", "legal", "hint", "log"):
+            value = getattr(self, name)
+            if value:
+                out[name] = value
+        return out
 
 
 @dataclass
@@ -180,9 +191,14 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
         disqualified.add(seat)
         players[seat].close()
 
-    def fault(seat: int, deal: int, f: Fault) -> None:
+    def fault(seat: int, deal: int, f: Fault, act: int | None = None, legal: list | None = None) -> None:
         faults[seat] += 1
-        fault_log.append(FaultEntry(seat, deal, f.kind, f.detail, f.raw[:200], f.stderr_tail))
+        player = players[seat]
+        log = getattr(player, "log_path", None)
+        fault_log.append(FaultEntry(seat, deal, f.kind, f.detail, f.raw[:200], f.stderr_tail, act,
+                                    legal_summary(legal) if legal is not None else "",
+                                    hint(f.kind, f.detail, f.raw, getattr(player, "stats", {}).get("stale", 0)),
+                                    Path(log).name if log is not None else None))
         if f.kind == "crash" or faults[seat] >= limits.max_faults:
             disqualify(seat)
 
@@ -191,17 +207,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
     listens = [player.listens() for player in players]
     fan_out = monitor is not None or any(listens)
     writing = replay is not None
-    # A player whose `act` takes `meanwhile` (a subprocess bot) gets the replay records written
-    # while it thinks: they wait in `pending` until its act is sent, and are written by the next
-    # decision's end whoever takes it.
-    overlaps = [writing and "meanwhile" in inspect.signature(player.act).parameters for player in players]
-    pending: list[dict[str, Any]] = []
-    write = pending.append if any(overlaps) else writer.write
-
-    def write_pending() -> None:
-        for record in pending:
-            writer.write(record)
-        pending.clear()
+    write = writer.write  # buffered: the file is written at each deal's end (referee.replay)
 
     def dispatch(outputs) -> None:
         for out in outputs:
@@ -288,18 +294,13 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                         else:
                             action, move_fault = _resolve(state, legal, StrategyPlayer.reply(choice, ms))
                 else:
-                    if overlaps[seat]:
-                        reply = players[seat].act(act_id, obs, legal, time_ms, meanwhile=write_pending)
-                    else:
-                        reply = players[seat].act(act_id, obs, legal, time_ms)
+                    reply = players[seat].act(act_id, obs, legal, time_ms)
                     ms = reply.ms
                     left_ms[seat] -= ms
                     action, move_fault = _resolve(state, legal, reply)
                 if move_fault is not None:
-                    fault(seat, state.deal, move_fault)
+                    fault(seat, state.deal, move_fault, act_id, legal)
                     action = _fallback(legal, limits, fallback_rng)
-            if pending:
-                write_pending()  # the decision was not an overlapping act (or the bot crashed first)
             deal = state.deal
             if on_applying is not None:
                 on_applying(state, seat, action)
@@ -314,7 +315,6 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
             if monitor is not None:
                 monitor.stepped(state)
 
-        write_pending()
         outcome = state.outcome()
         error = outcome_error(outcome, n)
         if error is not None:
@@ -339,10 +339,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
         return MatchResult(header, result, fault_log, Path(replay) if replay is not None else None, decisions,
                            deals)
     finally:
-        try:
-            write_pending()  # what was played before an error or Ctrl-C
-        finally:
-            writer.close()
+        writer.close()  # writes what was played, also before an error or Ctrl-C
 
 
 def _fallback(legal, limits: Limits, rng: random.Random):

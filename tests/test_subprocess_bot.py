@@ -663,53 +663,14 @@ def test_close_is_safe_in_any_state(tmp_path):
     assert act(p, 1).fault is not None  # after close: a fault, not an exception
 
 
-# -- waiting for a reply: replay records written meanwhile, polling -----------------------------
-
-
-class NoOverlap(SubprocessPlayer):
-    """The same bot adapter, with an `act` that takes no `meanwhile` (like a third-party Player):
-    the runner writes its replay records before asking."""
-
-    def act(self, id, obs, legal, time_ms):
-        return super().act(id, obs, legal, time_ms)
-
-
-def _moves_and_records(path: Path) -> list[dict[str, Any]]:
-    return [{k: v for k, v in r.items() if k != "ms"} for r in read_replay(path)]
-
-
-def test_replay_records_are_written_while_the_bot_thinks_and_the_file_is_the_same(tmp_path):
-    calls: list[tuple[int, int, int, int]] = []
-    replay = tmp_path / "overlap" / "match.jsonl"
-
-    class Watching(SubprocessPlayer):
-        def act(self, id, obs, legal, time_ms, meanwhile=None):
-            def spy() -> None:
-                before = replay.stat().st_size
-                meanwhile()
-                calls.append((id, len(self._out), before, replay.stat().st_size))
-            return super().act(id, obs, legal, time_ms, spy)
-
-    limits = Limits(move_ms=MOVE_MS, start_ms=3000)
-    seats = [Seat("random_bot", "command", "random_bot"), Seat("random_bot", "command", "random_bot")]
-    config = {"turns": TURNS, "pad": 0}
-    runs = {}
-    for name, cls in (("overlap", Watching), ("plain", NoOverlap)):
-        players = [cls(bot("random_bot"), log_path=tmp_path / name / f"seat{i}.log", start_ms=3000) for i in range(2)]
-        result = run_match(PickGame(), config, 7, seats, players, limits, replay=tmp_path / name / "match.jsonl")
-        assert result.faults == []
-        runs[name] = _moves_and_records(tmp_path / name / "match.jsonl")
-    assert [c[0] for c in calls] == list(range(1, TURNS + 1))  # every act got the records' writing
-    assert all(pending == 0 for _, pending, _, _ in calls)  # called once the act was written
-    assert all(after > before for _, _, before, after in calls)  # the previous records went out then
-    assert runs["overlap"] == runs["plain"]  # the same records in the same order
+# -- waiting for a reply: the replay after an interruption, polling -----------------------------
 
 
 def test_records_played_before_an_interruption_are_in_the_replay(tmp_path):
     class Interrupting(SubprocessPlayer):
         def act(self, id, obs, legal, time_ms, meanwhile=None):
             if id == 5:
-                raise KeyboardInterrupt  # Ctrl-C before the act went out: its records still pending
+                raise KeyboardInterrupt  # Ctrl-C before the act went out: its records still buffered
             return super().act(id, obs, legal, time_ms, meanwhile)
 
     players = [Interrupting(bot("random_bot"), log_path=tmp_path / f"seat{i}.log", start_ms=3000) for i in range(2)]
