@@ -407,3 +407,25 @@ def test_every_attack_fails_as_an_unprivileged_user_in_validate_and_a_tournament
         [r["fault_log"] for r in records if sum(r["faults"])]
     logs = "\n".join(p.read_text(errors="replace") for p in (tour_out / "replays").glob("*.seat*.log"))
     assert_held(logs, "deal", "env", "read", "scratch", "sockets", "fds", "remount", "userns", "caps")
+
+
+# -- honest bots are not hindered ------------------------------------------------------------------------
+
+
+@needs_bwrap
+def test_the_example_bots_play_clean_under_the_sandbox(tmp_path):
+    # every language's example bot, from the checkout as a user runs them; the C bot if it is built
+    bots = ["python3 bots/python/random_bot.py", "python3 bots/python/smart_bot.py"]
+    if shutil.which("node"):
+        bots.append("node bots/javascript/bot.js")
+    if (ROOT / "bots" / "c" / "bot").exists():
+        bots.append("bots/c/bot")
+    for game, players in (("maumau", 4), ("presidente", 4), ("mayor", 4)):
+        seats = [bots[(k + players) % len(bots)] for k in range(players)]
+        out = tmp_path / f"{game}.jsonl"
+        proc = run(["play", game, *[a for s in seats for a in ("-p", s)], "--sandbox", "bwrap", "--seed", "5",
+                    "--out", str(out)])
+        assert proc.returncode == 0, proc.stderr
+        result = json.loads(out.read_text().splitlines()[-1])
+        assert result["faults"] == [0] * players, result["fault_log"]
+        assert "warning" not in proc.stderr
