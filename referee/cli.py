@@ -18,7 +18,7 @@ from referee.limits import MAX_CONCURRENCY, MAX_FAULT_COUNT, MAX_MS
 
 app = typer.Typer(
     name="referee",
-    help="Referee and match runner for card-game bots: Mayor, Mau Mau, Presidente, and plugins.",
+    help="Referee and match runner for card-game bots: the games of every installed plugin (see `referee games`).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
@@ -263,7 +263,7 @@ def play(
             typer.echo(f"interrupted: {replay} holds the moves played so far, without a result", err=True)
             raise typer.Exit(130) from None
         console = _console()
-        _print_result(console, result)
+        _print_result(console, result, g)
         console.print(f"replay: {replay}", highlight=False, markup=False)
         if log_protocol is not None:
             console.print(f"protocol log: {log_protocol}", highlight=False, markup=False)
@@ -480,8 +480,9 @@ def _show_standings(console, records, out_dir: Path, name: str) -> None:
     for game, pairs in table["head_to_head"].items():
         order = [r.entrant for r in table["games"][game]]
         console.print(head_to_head.rich_table(pairs, f"{game}: head to head", order))
+    notes = _score_notes(table["games"])
     try:
-        paths = st.write_all(table, out_dir, name)
+        paths = st.write_all(table, out_dir, name, notes)
     except OSError as exc:
         from referee.errors import UsageError
 
@@ -489,39 +490,38 @@ def _show_standings(console, records, out_dir: Path, name: str) -> None:
     console.print("written: " + ", ".join(str(p) for p in paths), highlight=False, markup=False)
 
 
-def _deal_cell(deal: dict, seat: int) -> str:
-    """One seat's line in a deal: its points, and its part in the deal where the game says."""
-    cell = f"{deal['scores'][seat]:g}" if isinstance(deal["scores"][seat], (int, float)) else str(deal["scores"][seat])
+def _score_notes(games) -> list[str]:
+    """What the points of these games are, where their describers say ("<title>: <what>")."""
+    from referee.describe import describer_of
+
+    registry = _registry()
     notes = []
-    if "places" in deal:  # Presidente
-        notes.append(f"place {deal['places'][seat]}")
-        if deal.get("fallen") == seat:
-            notes.append("fallen")
-    if deal.get("candidate") == seat:  # Mayor
-        notes.append("candidate" + (" alone" if deal.get("ally") is None else ""))
-    if deal.get("ally") == seat and deal.get("candidate") != seat:
-        notes.append("ally")
-    if deal.get("winner") == seat:  # Mau Mau
-        notes.append("out first")
-    return cell + (f" ({', '.join(notes)})" if notes else "")
+    for name in games:
+        game = registry.games.get(name)
+        note = describer_of(game).score_note() if game is not None else None
+        if note:
+            notes.append(f"{game.title}: {note}")
+    return notes
 
 
-def _print_result(console, result) -> None:
+def _print_result(console, result, game=None) -> None:
+    """`play`'s report: a row per deal in the game's words (its describer's), then the result."""
     from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
 
+    from referee.describe import describer_of
+
     if result.deals:
+        describer = describer_of(game)
+        players = len(result.header["players"])
         deals = Table(title="Deals")
         deals.add_column("deal", justify="right")
         for p in result.header["players"]:
             deals.add_column(Text(p["name"]), justify="right")
         for d in result.deals:
-            extra = ""
-            if "won" in d:  # Mayor: the candidate's result
-                measure = d.get("count", d.get("votes"))
-                extra = f" {'won' if d['won'] else 'lost'} {measure}/{d['threshold']}"
-            deals.add_row(f"{d['deal']}{extra}", *[_deal_cell(d, s) for s in range(len(d["scores"]))])
+            label, cells = describer.deal_summary(d, players)  # text, never markup (but highlighted)
+            deals.add_row(escape(label), *[escape(cell) for cell in cells])
         console.print(deals)
     res = result.result
     table = Table(title="Result")

@@ -1,4 +1,5 @@
-"""`referee schema`: print the JSON Schema of bot protocol v1 (the whole of it, or one game's)."""
+"""`referee schema`: print the JSON Schema of bot protocol v1 (the whole of it, or one game's), for the
+installed games (referee/schema.py)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,15 @@ from typing import Annotated, Optional
 
 import typer
 
-from referee.cli import _errors, app
+from referee.cli import _errors, _registry, app
 
 
 @app.command()
 def schema(
     game: Annotated[
         Optional[str],
-        typer.Option(help="Root the schema at this game's messages (maumau, presidente, mayor): its actions, "
-                     "observations and events are checked in full."),
+        typer.Option(help="Root the schema at this game's messages (a game of `referee games` whose plugin ships "
+                     "its schema): its actions, observations and events are checked in full."),
     ] = None,
     direction: Annotated[
         Optional[str],
@@ -27,8 +28,9 @@ def schema(
     from referee import schema as protocol_schema
 
     with _errors():
+        registry = _registry()
         if game is None and direction is None:
-            text = protocol_schema.text()  # exactly the shipped file
+            text = protocol_schema.text(registry)  # the envelope and every installed game's part
         else:
-            text = json.dumps(protocol_schema.rooted(game, direction), indent=2, ensure_ascii=False) + "\n"
+            text = json.dumps(protocol_schema.rooted(game, direction, registry), indent=2, ensure_ascii=False) + "\n"
         typer.echo(text, nl=False)

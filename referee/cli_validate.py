@@ -60,7 +60,7 @@ def validate(
         registry = _registry()
         g = registry.game(game)
         if not command:
-            raise UsageError("validate needs the bot's command after --, e.g. referee validate maumau -- "
+            raise UsageError(f"validate needs the bot's command after --, e.g. referee validate {game} -- "
                              "python3 mybot.py")
         argv = parse_command(" ".join(_quote(a) for a in command))
         if json_out not in (None, "-"):  # refused now, not after the whole battery

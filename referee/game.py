@@ -273,6 +273,13 @@ class Game(ABC):
         """
         raise NotImplementedError(f"the {self.name} plugin cannot re-simulate a replay from its records")
 
+    def describer(self) -> Any:
+        """The game's words and pictures: a `referee.describe.Describer` holding its wording of
+        actions, events, cards and deals (for the replay viewers, `play`'s table of deals, the
+        standings' notes and the protocol schema), or None, the default: the core's generic
+        wording, which shows any action or event readably from its fields. Optional."""
+        return None
+
 
 def next_script_record(script: Iterator[dict[str, Any]], kind: str, deal: int) -> dict[str, Any]:
     """The next record of a replay script, which must be a `kind` ("deal"/"chance") record of

@@ -4,7 +4,9 @@
 The page needs no network: the CSS, the script (referee/replay_viewer.html) and the match data
 (JSON) are inlined, and cards are drawn with CSS and inline SVG. The data is one frame per step
 of the re-simulated match (referee/verify.py): the hands, the cards on the table, the piles,
-who acts, the story lines of the step (the same words as the terminal view), the scores per deal.
+who acts, the story lines of the step (the same words as the terminal view), the scores per deal;
+and the game's pictures from its describer (referee/describe.py: each card's face, the symbols
+and CSS they use, the table's zones), so the page's script knows no game.
 
 A seat's view (`--seat N`) is built only from what that seat was told: its own hand from the
 game's `observe(seat)`, the events sent to it, the other hands as face-down cards (how many
@@ -21,35 +23,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from referee.describe import Describer, Names, describer_of
 from referee.errors import UsageError
 from referee.game import Event, Game
-from referee.replay_view import (
-    Names,
-    SEAT_KEYS,
-    _echoes,
-    action_text,
-    event_text,
-    is_card,
-    omniscient,
-    sees,
-)
+from referee.replay_view import _echoes, action_text, event_text, omniscient, sees
 from referee.verify import CannotVerify, Mismatch, Replay, load_replay, simulate
 
-#: zones shown in the middle of the table (the trick, the climbing table, the discard pile)
-CENTER = ("trick", "table", "discard")
-#: how many cards of a discard pile the table shows (its top)
-DISCARD_SHOWN = 6
-ZONE_LABELS = {
-    "stock": "draw pile (next card first)",
-    "discard": "discard pile",
-    "discards": "discards",
-    "reserve": "reserve",
-    "pile_candidate": "candidate team's pile",
-    "pile_opposition": "opposition's pile",
-    "trick": "trick",
-    "table": "table",
-}
 _HAND_ZONE = re.compile(r"hand\s*_?(\d+)")
+#: the words of a story line, as the page's script splits it to find the cards in it
+_WORD = re.compile(r"\w+", re.ASCII)
 
 
 def _hand_seat(zone: str) -> int | None:
@@ -57,21 +39,15 @@ def _hand_seat(zone: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _codes(value: Any) -> list[str]:
+def _codes(value: Any, d: Describer) -> list[str]:
     """Every card code in a JSON value, in order."""
     if isinstance(value, str):
-        return [value] if is_card(value) else []
+        return [value] if d.is_card(value) else []
     if isinstance(value, list):
-        return [c for v in value for c in _codes(v)]
+        return [c for v in value for c in _codes(v, d)]
     if isinstance(value, dict):
-        return [c for v in value.values() for c in _codes(v)]
+        return [c for v in value.values() for c in _codes(v, d)]
     return []
-
-
-def _played(event: Event) -> list[str]:
-    """The cards a "played" event puts on the table."""
-    cards = event.data.get("cards", event.data.get("card"))
-    return [cards] if isinstance(cards, str) else [c for c in cards or [] if isinstance(c, str)]
 
 
 class _Frames:
@@ -79,6 +55,7 @@ class _Frames:
 
     def __init__(self, replay: Replay, game: Game, seat: int | None) -> None:
         self.replay, self.game, self.seat = replay, game, seat
+        self.d = describer_of(game)
         self.n = replay.players
         self.names = Names(replay.names(), seat)
         self.frames: list[dict[str, Any]] = []
@@ -91,21 +68,21 @@ class _Frames:
     def _lines(self, outputs: list[Any], move: dict[str, Any] | None) -> list[str]:
         events = [o for o in outputs if type(o) is Event]
         if self.seat is None:
-            keep = {id(e) for e in omniscient(events)}
-            visible = [e for e in events if id(e) in keep and not _echoes(e, move)]
+            keep = {id(e) for e in omniscient(events, self.d)}
+            visible = [e for e in events if id(e) in keep and not _echoes(e, move, self.d)]
         else:
             visible = [e for e in events if sees(e, self.seat)
-                       and not (move is not None and move.get("seat") == self.seat and _echoes(e, move))]
+                       and not (move is not None and move.get("seat") == self.seat and _echoes(e, move, self.d))]
         lines = []
         for o in outputs:
             if self.seat is None and type(o) is dict and o.get("type") == "deal":
                 lines.append(f"deal {o.get('deal')} dealt by {self.names(o.get('dealer')).plain}")
             elif self.seat is not None and type(o) is Event and o.kind == "deal" and sees(o, self.seat):
-                number = o.data.get("deal", o.data.get("round"))
+                number = self.d.deal_of(o.data)
                 lines.append(f"deal {number} dealt by {self.names(o.data.get('dealer')).plain}; your hand: "
                              + " ".join(str(c) for c in o.data.get("hand") or []))
         for e in visible:
-            text = event_text(e, self.names, self.replay.game)
+            text = event_text(e, self.names, self.d)
             if text is not None:
                 lines.append(text.plain)
         return lines
@@ -116,10 +93,10 @@ class _Frames:
         for o in outputs:
             if type(o) is dict and o.get("type") == "deal":
                 self.by = {}
-            if type(o) is Event and o.kind == "played" and (self.seat is None or sees(o, self.seat)):
+            if type(o) is Event and (self.seat is None or sees(o, self.seat)):
                 seat = o.data.get("seat")
-                cards = _played(o)
-                if isinstance(seat, int):
+                cards = self.d.played(o)
+                if isinstance(seat, int) and cards:
                     for c in cards:
                         self.by[c] = seat
                     plays.append((seat, cards))
@@ -139,13 +116,16 @@ class _Frames:
                 if self.seat is None:
                     hands[seat] = list(cards)
                 continue
-            if name in CENTER:
-                shown = cards[-DISCARD_SHOWN:] if name == "discard" else cards
+            zone = self.d.zone(name)
+            if zone.center:
+                shown = cards[-zone.top:] if zone.top else cards
                 shown = [c if c not in hidden else "?" for c in shown]
-                center.append({"l": ZONE_LABELS.get(name, name), "cards": shown, "n": len(cards),
-                               "by": [self.by.get(c) for c in shown]})
+                middle = {"l": zone.label, "cards": shown, "n": len(cards), "by": [self.by.get(c) for c in shown]}
+                if zone.top:
+                    middle["top"] = zone.top
+                center.append(middle)
             elif self.seat is None:
-                piles.append({"l": ZONE_LABELS.get(name, name), "cards": list(cards), "n": len(cards)})
+                piles.append({"l": zone.label, "cards": list(cards), "n": len(cards)})
         if self.seat is not None:
             obs = state.observe(self.seat)
             hand = obs.get("hand")
@@ -156,7 +136,7 @@ class _Frames:
                     continue
                 parts = value.items() if isinstance(value, dict) else [(None, value)]
                 for sub, part in parts:
-                    codes = _codes(part)
+                    codes = _codes(part, self.d)
                     if codes and not set(codes) <= in_center:
                         piles.append({"l": f"{key}.{sub}" if sub else key, "cards": codes, "n": len(codes)})
         return hands, counts, center, piles
@@ -187,7 +167,7 @@ class _Frames:
             frame["dq"] = disqualified
         if move is not None and (self.seat is None or move.get("seat") == self.seat):
             frame["who"] = move.get("seat")
-            frame["act"] = action_text(move.get("action"), self.replay.game).plain
+            frame["act"] = action_text(move.get("action"), self.d).plain
             fault = move.get("fault")
             if isinstance(fault, dict):
                 frame["fault"] = f"{fault.get('kind')}: {fault.get('detail', '')}" + (
@@ -206,12 +186,12 @@ class _Frames:
         per_seat = {k: v for k, v in data.items() if isinstance(v, list) and len(v) == self.n}
         notes = []
         for key, value in data.items():
-            if key in per_seat or key in ("type", "deal", "round"):
+            if key in per_seat or key == "type" or key in self.d.deal_keys:
                 continue
-            if key in SEAT_KEYS and isinstance(value, int):
+            if key in self.d.seat_keys and isinstance(value, int):
                 value = self.names(value).plain
             notes.append(f"{key}: {'none' if value is None else str(value).lower() if isinstance(value, bool) else value}")
-        self.deals.append({"deal": data.get("deal", data.get("round")), "frame": frame,
+        self.deals.append({"deal": self.d.deal_of(data), "frame": frame,
                            "cols": {("points" if k == "scores" else k): v for k, v in per_seat.items()},
                            "notes": ", ".join(notes)})
 
@@ -219,7 +199,7 @@ class _Frames:
         for o in outputs:
             if self.seat is None and type(o) is dict and o.get("type") == "deal_end":
                 self._deal_end(o, frame)
-            elif self.seat is not None and type(o) is Event and o.kind in ("round_end", "deal_end") \
+            elif self.seat is not None and type(o) is Event and o.kind in self.d.end_kinds \
                     and sees(o, self.seat):
                 self._deal_end(o.data, frame)
 
@@ -279,7 +259,7 @@ class _Frames:
         base = prev["ctr"] if prev is not None else []
         main = dict(base[0]) if base else {"l": "table", "cards": [], "n": 0, "by": []}
         main["cards"], main["by"] = list(main["cards"]), list(main["by"])
-        if prev is not None and prev.get("done") and main["l"] != ZONE_LABELS["discard"]:
+        if prev is not None and prev.get("done") and not main.get("top"):
             main["cards"], main["by"], main["n"] = [], [], 0  # that table was cleared meanwhile
         hands = [list(h) if h is not None else None for h in hands]
         counts = list(counts)
@@ -292,13 +272,35 @@ class _Frames:
                         hands[seat].remove(c)
                     counts[seat] = max(0, counts[seat] - 1)
         main["n"] = main.get("n", 0) + sum(len(c) for _, c in plays)
-        if main["l"] == ZONE_LABELS["discard"]:
-            main["cards"], main["by"] = main["cards"][-DISCARD_SHOWN:], main["by"][-DISCARD_SHOWN:]
+        if main.get("top"):  # a pile that keeps its cards, shown by its top
+            main["cards"], main["by"] = main["cards"][-main["top"]:], main["by"][-main["top"]:]
         return hands, counts, [main] + [dict(z) for z in base[1:]], piles
 
 
+def _faces(frames: list[dict[str, Any]], d: Describer) -> dict[str, dict[str, Any]]:
+    """How to draw each card the frames show, in the table or in their story lines (the game's
+    describer says which words of a line are cards): only those, so a seat's page names no
+    other card."""
+    codes: list[str] = []
+    for f in frames:
+        for hand in f["h"]:
+            codes.extend(hand or [])
+        for zone in f["ctr"] + f["piles"]:
+            codes.extend(zone["cards"])
+        for line in f["log"] + ([f["act"]] if "act" in f else []):
+            codes.extend(_WORD.findall(line))
+    return {c: d.face(c) for c in dict.fromkeys(codes) if isinstance(c, str) and d.is_card(c)}
+
+
+def _symbols(faces: dict[str, dict[str, Any]], d: Describer) -> dict[str, Any]:
+    """The describer's symbols the faces draw."""
+    used = {f.get(k) for f in faces.values() for k in ("p", "b")} | {f.get("h", {}).get("p") for f in faces.values()}
+    return {k: v for k, v in d.viewer_symbols().items() if k in used}
+
+
 def viewer_data(replay: Replay, game: Game | None, seat: int | None = None) -> dict[str, Any]:
-    """Everything the viewer page shows, as JSON-ready data."""
+    """Everything the viewer page shows, as JSON-ready data: the frames and the scores, and the
+    game's pictures (its describer's card faces, symbols and CSS), so the page knows no game."""
     if game is None:
         raise UsageError(f"the {replay.game!r} game is not installed: the viewer re-runs the match")
     builder = _Frames(replay, game, seat)
@@ -315,6 +317,8 @@ def viewer_data(replay: Replay, game: Game | None, seat: int | None = None) -> d
     if warning is None:
         builder.finish()
     header = replay.header
+    d = builder.d
+    faces = _faces(builder.frames, d)
     result = replay.result if warning is None else None
     if result is not None:
         result = {k: result.get(k) for k in ("scores", "ranks", "faults", "disqualified", "fault_log")}
@@ -332,6 +336,10 @@ def viewer_data(replay: Replay, game: Game | None, seat: int | None = None) -> d
         "deals": builder.deals,
         "result": result,
         "warning": warning,
+        "faces": faces,
+        "symbols": _symbols(faces, d),
+        "css": d.viewer_css(),
+        "prefixes": {k: d.score_prefix(k) for deal in builder.deals for k in deal["cols"] if d.score_prefix(k)},
     }
 
 

@@ -1,8 +1,9 @@
 """`referee replay FILE`: a match told deal by deal in the terminal.
 
 The match is re-simulated from the replay's own records (referee/verify.py), so the story can
-use the game's own events: every play with who made it, penalties, specials, exchanges, who
-won each trick, the scores after each deal; faults are highlighted. Two views:
+use the game's own events, told in the game's own words by its describer (referee/describe.py;
+a game without one gets the generic wording): every move with who made it, every event, the
+scores after each deal; faults are highlighted. Two views:
 
 - the whole match (default): the hands as dealt, every move, every event the game told anyone
   (a private event is shown once, in its most complete form);
@@ -16,8 +17,6 @@ view goes on from the raw records with a warning; a seat's view stops there.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,271 +25,25 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from referee.describe import GENERIC, Describer, Names, describer_of, join
 from referee.errors import UsageError
 from referee.game import Event, Game
 from referee.verify import CannotVerify, Mismatch, Replay, simulate
 
-# -- cards and names -------------------------------------------------------------------------------
-
-_FRENCH = re.compile(r"[2-9TJQKA][CDHS]")
-_MAYOR_SUIT = re.compile(r"([RYBG])(?:10|[1-9PFDM])")
-_BUILDING = re.compile(r"T(?:1[0-9]|[1-9])")
-MAYOR_SPECIALS = ("THIEF", "CASINO", "CRANE")
-_MAYOR_COLOURS = {"R": "red", "Y": "yellow", "B": "bright_blue", "G": "green"}
-
-SUIT_NAMES = {
-    "maumau": {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"},
-    "presidente": {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"},
-    "mayor": {"R": "red", "Y": "yellow", "B": "blue", "G": "green"},
-}
-#: event and record fields that hold a seat number
-SEAT_KEYS = ("seat", "winner", "leader", "candidate", "ally", "fallen", "with", "last_player")
+# -- moves and events ------------------------------------------------------------------------------
 
 
-def is_card(value: Any) -> bool:
-    """Whether a string looks like a card code of one of the built-in games (C-3)."""
-    return isinstance(value, str) and (
-        bool(_FRENCH.fullmatch(value)) or value in ("X1", "X2") or bool(_MAYOR_SUIT.fullmatch(value))
-        or bool(_BUILDING.fullmatch(value)) or value in MAYOR_SPECIALS
-    )
+def action_text(action: Any, describer: Describer = GENERIC) -> Text:
+    """A move's action in the game's words (its describer's)."""
+    return describer.action(action)
 
 
-def card_style(code: str) -> str:
-    """The rich style a card code is shown in (its suit's colour)."""
-    if _FRENCH.fullmatch(code):
-        return "bold red" if code[1] in "DH" else "bold"
-    if code in ("X1", "X2") or code in MAYOR_SPECIALS:
-        return "bold magenta"
-    m = _MAYOR_SUIT.fullmatch(code)
-    if m:
-        return "bold " + _MAYOR_COLOURS[m.group(1)]
-    if _BUILDING.fullmatch(code):
-        return "bold reverse"
-    return "bold"
-
-
-def cards_text(cards: Iterable[str] | str) -> Text:
-    """Card codes, coloured by suit, separated by spaces."""
-    if isinstance(cards, str):
-        cards = [cards]
-    text = Text()
-    for i, code in enumerate(cards):
-        if i:
-            text.append(" ")
-        text.append(str(code), style=card_style(str(code)) if isinstance(code, str) else "")
-    return text
-
-
-class Names:
-    """How seats are named in the story: `[2] random#2`."""
-
-    def __init__(self, names: list[str], viewer: int | None = None) -> None:
-        self.names = names
-        self.viewer = viewer
-
-    def __call__(self, seat: Any) -> Text:
-        if not isinstance(seat, int) or not 0 <= seat < len(self.names):
-            return Text(str(seat))
-        text = Text(f"[{seat}] {self.names[seat]}", style="cyan")
-        if seat == self.viewer:
-            text.append(" (you)", style="cyan")
-        return text
-
-    def width(self) -> int:
-        """The widest seat name, for aligning move lines."""
-        return max((len(self(s).plain) for s in range(len(self.names))), default=0)
-
-
-def _join(*parts: Text | str) -> Text:
-    text = Text()
-    for part in parts:
-        text.append(part) if isinstance(part, Text) else text.append(part)
-    return text
-
-
-def suit_text(game: str, suit: Any) -> str:
-    name = SUIT_NAMES.get(game, {}).get(suit)
-    return f"{suit} ({name})" if name else str(suit)
-
-
-# -- actions and events ----------------------------------------------------------------------------
-
-
-def action_text(action: Any, game: str = "") -> Text:
-    """A move's action in words: `plays JH naming S (spades), says "mau"`."""
-    if not isinstance(action, dict):
-        return Text(repr(action))
-    parts: list[Text] = []
-    rest = dict(action)
-    if "play" in rest:
-        parts.append(_join("plays ", cards_text(rest.pop("play"))))
-        if "suit" in rest:
-            parts.append(Text(f"naming {suit_text(game, rest.pop('suit'))}"))
-        if "name" in rest:
-            parts.append(_join("naming ", cards_text(rest.pop("name"))))
-    if "say" in rest:
-        parts.append(Text(f"says {rest.pop('say')!r}".replace("'", '"'), style="italic"))
-    if rest.get("draw") is True:
-        rest.pop("draw")
-        parts.append(Text("draws"))
-    if rest.get("pass") is True:
-        rest.pop("pass")
-        parts.append(Text("passes"))
-    if "call" in rest:
-        parts.append(Text(f"calls {suit_text(game, rest.pop('call'))}"))
-    if "discard" in rest:
-        parts.append(_join("puts back ", cards_text(rest.pop("discard"))))
-    if "give" in rest:
-        parts.append(_join("gives ", cards_text(rest.pop("give"))))
-    if "suit" in rest:
-        parts.append(Text(f"names {suit_text(game, rest.pop('suit'))}"))
-    for key, value in rest.items():
-        parts.append(Text(f"{key} {value}"))
-    return Text(", ").join(parts) if parts else Text(str(action))
-
-
-_WHY = {"seven": "a 7", "announcement": "a missing announcement", "ace": "an Ace", "eight": "an 8",
-        "draw": "no play", "three_of_clubs": "3C on a 2", "all_passed": "all passed"}
-
-
-def event_text(event: Event, names: Names, game: str = "") -> Text | None:
-    """One event in words, or None for events the story shows elsewhere (a seat's deal)."""
-    d = event.data
-    kind = event.kind
-    who = names(d.get("seat"))
-    if kind == "deal":
+def event_text(event: Event, names: Names, describer: Describer = GENERIC) -> Text | None:
+    """One event in the game's words, or None for events the story shows elsewhere (a seat's
+    own deal, shown as the deal's intro) or leaves out."""
+    if event.kind == "deal":
         return None
-    if kind == "played":
-        cards = d.get("cards", d.get("card"))
-        text = _join(who, " plays ", cards_text(cards if cards is not None else []))
-        if "suit" in d:
-            text.append(f" naming {suit_text(game, d['suit'])}")
-        if "name" in d:
-            text.append(" naming ")
-            text.append(cards_text(d["name"]))
-        if "say" in d:
-            text.append(f' says "{d["say"]}"', style="italic")
-        if d.get("counter"):
-            text.append(" (counter)", style="bold magenta")
-        return text
-    if kind == "suit":
-        return _join(who, f" names {suit_text(game, d.get('suit'))}")
-    if kind == "penalty":
-        return _join(who, Text(f" penalty: {d.get('count')} cards for {_WHY.get(d.get('why'), d.get('why'))}",
-                               style="bold yellow"))
-    if kind == "drew":
-        text = _join(who, f" draws {d.get('count')}")
-        if d.get("cards"):
-            text.append(": ")
-            text.append(cards_text(d["cards"]))
-        if d.get("why") not in (None, "draw"):
-            text.append(f" ({_WHY.get(d['why'], d['why'])})")
-        return text
-    if kind == "skipped":
-        return _join(who, Text(f" is skipped ({_WHY.get(d.get('why'), d.get('why'))})", style="yellow"))
-    if kind == "passed":
-        return _join(who, " keeps the drawn card" if d.get("kept") else " passes")
-    if kind == "reshuffle":
-        return Text(f"the discard pile is reshuffled into a new draw pile of {d.get('stock')} cards",
-                    style="magenta")
-    if kind == "tiebreak":
-        seats = Text(", ").join(names(s) for s in d.get("seats", []))
-        return _join(Text(f"tie-break round {d.get('tiebreak')}: ", style="bold"), seats)
-    if kind == "revolution":
-        return _join(who, Text(" makes a revolution: the order is reversed" if d.get("on")
-                               else " makes a revolution: the normal order is back", style="bold magenta"))
-    if kind == "cleared":
-        return _join(Text(f"table cleared ({_WHY.get(d.get('why'), d.get('why'))}); ", style="dim"),
-                     names(d.get("leader")), " leads")
-    if kind == "finished":
-        return _join(who, Text(f" goes out: place {d.get('place')}", style="bold green"))
-    if kind == "fell":
-        return _join(who, Text(f" falls: the reigning President is Slave (place {d.get('place')})",
-                               style="bold red"))
-    if kind == "exchange":
-        seat = event.to[0] if event.to and len(event.to) == 1 else None
-        return _join(names(seat) if seat is not None else Text("exchange"), " gives ", cards_text(d.get("gave", [])),
-                     " to ", names(d.get("with")), ", gets ", cards_text(d.get("got", [])))
-    if kind == "called":
-        return _join(who, f" calls {suit_text(game, d.get('suit'))}")
-    if kind == "role":
-        seat = event.to[0] if event.to and len(event.to) == 1 else None
-        return _join(names(seat) if seat is not None else Text("?"), Text(" holds the called Mayor: the secret ally",
-                                                                          style="magenta"))
-    if kind == "reserve":
-        return _join(who, " takes the reserve: ", cards_text(d.get("cards", [])))
-    if kind == "reserve_taken":
-        return _join(who, " takes the reserve")
-    if kind == "discarded":
-        if "card" in d:
-            return _join(who, " puts back ", cards_text(d["card"]))
-        return _join(who, " puts back a card")
-    if kind == "ally_revealed":
-        if d.get("alone"):
-            return _join(Text("revealed: ", style="bold magenta"), names(d.get("candidate")), " plays alone")
-        return _join(Text("ally revealed: ", style="bold magenta"), who)
-    if kind == "crane":
-        text = _join(who, Text("'s CRANE", style="bold magenta"), f" takes {d.get('moved')} cards")
-        if d.get("cards"):
-            text.append(": ")
-            text.append(cards_text(d["cards"]))
-        return text
-    if kind == "casino":
-        hit = d.get("hit")
-        text = _join(who, Text("'s CASINO", style="bold magenta"), " names ", cards_text(str(d.get("name"))))
-        text.append(": hit" if hit else ": miss" if hit is False else ": no effect" if "moved" not in d else "")
-        if d.get("cards"):
-            text.append(f", takes {d.get('moved')} cards: ")
-            text.append(cards_text(d["cards"]))
-        return text
-    if kind == "casino_swap":
-        return _join(who, Text(" swaps by CASINO: ", style="magenta"), "gets ", cards_text(str(d.get("name"))),
-                     ", gives ", cards_text(str(d.get("gave"))))
-    if kind == "trick":
-        text = Text(f"trick {d.get('trick')}: ", style="bold")
-        for i, (seat, card) in enumerate(zip(d.get("seats", []), d.get("cards", []))):
-            if i:
-                text.append(", ")
-            text.append(cards_text(card))
-            text.append(f" [{seat}]", style="cyan")
-        text.append(" → won by ")
-        text.append(names(d.get("winner")))
-        if d.get("pile"):
-            text.append(f" ({d['pile']} pile)")
-        thief = d.get("thief")
-        if isinstance(thief, dict):
-            text.append("; THIEF ", style="bold magenta")
-            text.append(f"[{thief.get('seat')}] " + ("succeeds" if thief.get("success") else "is stopped"))
-            if thief.get("stolen"):
-                text.append(", steals ")
-                text.append(cards_text(thief["stolen"]))
-        return text
-    if kind in ("round_end", "deal_end"):
-        text = Text(f"{'round' if kind == 'round_end' else 'deal'} {d.get('deal', d.get('round', ''))} ends",
-                    style="bold")
-        if "winner" in d:
-            text.append(": ")
-            text.append(names(d["winner"]) if d["winner"] is not None else Text("no winner"))
-            if d.get("reason"):
-                text.append(f" ({d['reason']})")
-        if "won" in d:
-            measure = d.get("count", d.get("votes"))
-            text.append(f": the candidate's team {'wins' if d['won'] else 'loses'} with {measure} of "
-                        f"{d.get('threshold')}")
-        return text
-    if kind == "match_end":
-        return Text(f"match ends: totals {d.get('totals')}", style="bold")
-    # a game this viewer does not know: its fields as they are
-    text = Text(f"{kind}", style="bold")
-    for key, value in d.items():
-        text.append(f" {key}=")
-        if key in SEAT_KEYS:
-            text.append(names(value))
-        elif is_card(value) or (isinstance(value, list) and value and all(is_card(v) for v in value)):
-            text.append(cards_text(value))
-        else:
-            text.append(str(value))
-    return text
+    return describer.event(event, names)
 
 
 def _covers(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -298,13 +51,13 @@ def _covers(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return all(k in a and a[k] == v for k, v in b.items())
 
 
-def omniscient(events: list[Event]) -> list[Event]:
+def omniscient(events: list[Event], describer: Describer = GENERIC) -> list[Event]:
     """A step's events with each private duplicate dropped: when a seat was told more than the
-    others (a drawn card, a discarded card, the reserve), only the most complete form is kept."""
-    kinds = {e.kind for e in events}
+    others (a drawn card, a discarded card), only the most complete form is kept. An event the
+    game's describer calls redundant beside the step's others is dropped too."""
     kept = []
     for i, e in enumerate(events):
-        if e.kind == "reserve_taken" and "reserve" in kinds:
+        if describer.redundant(e, events):
             continue
         if any(j != i and o.kind == e.kind and _covers(o.data, e.data) and (o.data != e.data or j < i)
                for j, o in enumerate(events)):
@@ -341,14 +94,15 @@ class Story:
     result: dict[str, Any] | None
     warning: str | None = None
     names: Names | None = None
+    describer: Describer = GENERIC
 
 
-def _move_line(number: int, move: dict[str, Any], names: Names, game: str, width: int,
+def _move_line(number: int, move: dict[str, Any], names: Names, d: Describer, width: int,
                fallback: bool) -> Text:
     seat = move.get("seat")
     who = names(seat)
     who.pad_right(max(0, width - len(who.plain)))
-    text = _join(Text(f"{number:>4} ", style="dim"), who, " ", action_text(move.get("action"), game))
+    text = join(Text(f"{number:>4} ", style="dim"), who, " ", action_text(move.get("action"), d))
     fault = move.get("fault")
     if isinstance(fault, dict):
         text.append(f"   FAULT {fault.get('kind')}: {fault.get('detail', '')}", style="bold white on red")
@@ -360,33 +114,28 @@ def _move_line(number: int, move: dict[str, Any], names: Names, game: str, width
     return text
 
 
-def _hands_table(hands: list[list[str] | None], names: Names, title: str = "hands as dealt") -> Table:
+def _hands_table(hands: list[list[str] | None], names: Names, d: Describer, title: str = "hands as dealt") -> Table:
     table = Table(title=title, title_justify="left", show_header=False, box=None, pad_edge=False)
     table.add_column("seat")
     table.add_column("cards", overflow="fold")
     for seat, hand in enumerate(hands):
         if hand is None:
             continue
-        table.add_row(names(seat), cards_text(hand) if hand else Text("(sits out)", style="dim"))
+        table.add_row(names(seat), d.cards(hand) if hand else Text("(sits out)", style="dim"))
     return table
 
 
-def _deal_intro(record: dict[str, Any], hands: list[list[str]] | None, names: Names) -> list[Any]:
+def _deal_intro(record: dict[str, Any], hands: list[list[str]] | None, names: Names, d: Describer) -> list[Any]:
     intro: list[Any] = []
     info = Text("dealer: ", style="dim")
     info.append(names(record.get("dealer")))
     intro.append(info)
-    intro.append(_hands_table(hands if hands is not None else record.get("hands") or [], names))
+    intro.append(_hands_table(hands if hands is not None else record.get("hands") or [], names, d))
     for key, value in record.items():
         if key in ("type", "deal", "dealer", "hands"):
             continue
         line = Text(f"{key}: ", style="dim")
-        if key in SEAT_KEYS:
-            line.append(names(value))
-        elif is_card(value) or (isinstance(value, list) and value and all(is_card(v) for v in value)):
-            line.append(cards_text(value))
-        else:
-            line.append(str(value))
+        line.append(d.value(key, value, names))
         intro.append(line)
     return intro
 
@@ -396,6 +145,7 @@ def build_story(replay: Replay, game: Game | None, seat: int | None = None) -> S
     header = replay.header
     names = Names(replay.names(), seat)
     gname = replay.game
+    d = describer_of(game)
     title = Text(f"{game.title if game is not None else gname}", style="bold")
     head: list[Any] = []
     if seat is None:
@@ -411,7 +161,7 @@ def build_story(replay: Replay, game: Game | None, seat: int | None = None) -> S
         players.add_row(names(p_seat), Text(extra, style="dim"))
     head.append(players)
 
-    story = Story(title, head, [], replay.result, names=names)
+    story = Story(title, head, [], replay.result, names=names, describer=d)
     width = names.width()
     sections: dict[int, Section] = {}
     current: Section | None = None
@@ -435,91 +185,86 @@ def build_story(replay: Replay, game: Game | None, seat: int | None = None) -> S
             if move is not None:
                 done_line = step.line or done_line
                 if seat is None:
-                    section(step.deal).lines.append(_move_line(step.number, move, names, gname, width,
+                    section(step.deal).lines.append(_move_line(step.number, move, names, d, width,
                                                                step.fallback))
                 elif move.get("seat") == seat and current is not None:
-                    line = _move_line(step.number, move, names, gname, width, step.fallback)
+                    line = _move_line(step.number, move, names, d, width, step.fallback)
                     if obs_before is not None and isinstance(obs_before.get("hand"), list):
                         line.append("   hand: ", style="dim")
-                        line.append(cards_text(obs_before["hand"]))
+                        line.append(d.cards(obs_before["hand"]))
                     current.lines.append(line)
             if step.disqualified != disqualified:
                 for s in sorted(step.disqualified - disqualified):
                     if seat is None or s == seat:
                         target = current if current is not None else section(1)
-                        target.lines.append(_join(Text("     ", style=""), names(s),
+                        target.lines.append(join(Text("     ", style=""), names(s),
                                                   Text(" is disqualified: the fallback plays this seat to the end",
                                                        style="bold white on red")))
                 disqualified = step.disqualified
-            _tell_outputs(step.outputs, seat, names, gname, section, lambda: current, move)
+            _tell_outputs(step.outputs, seat, names, d, section, lambda: current, move)
             obs_before = step.state.observe(seat) if seat is not None and step.state.to_act() == seat else None
     except (Mismatch, CannotVerify) as exc:
         if seat is not None:
             raise UsageError(f"cannot show seat {seat}'s view: {exc}") from None
         story.warning = f"the re-simulation stopped ({exc}); the rest is told from the records alone"
-        _tell_raw(replay, done_line, names, gname, width, section, lambda: current)
+        _tell_raw(replay, done_line, names, d, width, section, lambda: current)
     return story
 
 
-def _tell_outputs(outputs, seat, names: Names, game: str, section, current, move) -> None:
+def _tell_outputs(outputs, seat, names: Names, d: Describer, section, current, move) -> None:
     """Add one step's records and events to the story."""
     events = [o for o in outputs if type(o) is Event]
     if seat is None:
-        keep = {id(e) for e in omniscient(events)}
+        keep = {id(e) for e in omniscient(events, d)}
         for k, o in enumerate(outputs):
             if type(o) is dict:
                 kind = o.get("type")
                 if kind == "deal":
                     hands = _sorted_hands(outputs[k + 1:], len(names.names)) or o.get("hands")
-                    section(o.get("deal")).intro.extend(_deal_intro(o, hands, names))
+                    section(o.get("deal")).intro.extend(_deal_intro(o, hands, names, d))
                 elif kind == "deal_end":
                     section(o.get("deal")).end = o
                 elif kind == "chance":
                     sec = current()
                     if sec is not None:
-                        text = Text(f"     chance: {o.get('kind')}", style="magenta")
-                        cards = o.get("stock")
-                        if isinstance(cards, list):
-                            text.append(" → new draw pile: ")
-                            text.append(cards_text(cards))
+                        text = d.chance(o)
+                        text.pad_left(5)
                         sec.lines.append(text)
                 continue
-            if id(o) not in keep or _echoes(o, move):
+            if id(o) not in keep or _echoes(o, move, d):
                 continue
-            _event_line(o, names, game, current())
+            _event_line(o, names, d, current())
         return
     for o in outputs:
         if type(o) is dict or not sees(o, seat):
             continue
         if o.kind == "deal":
-            number = o.data.get("deal", o.data.get("round"))
+            number = d.deal_of(o.data)
             sec = section(number if isinstance(number, int) else (current().deal + 1 if current() else 1))
             info = Text("dealer: ", style="dim")
             info.append(names(o.data.get("dealer")))
             sec.intro.append(info)
-            sec.intro.append(_join(Text("your hand: ", style="bold"), cards_text(o.data.get("hand") or [])))
+            sec.intro.append(join(Text("your hand: ", style="bold"), d.cards(o.data.get("hand") or [])))
             for key, value in o.data.items():
-                if key in ("deal", "round", "dealer", "hand"):
+                if key in ("dealer", "hand") or key in d.deal_keys:
                     continue
                 line = Text(f"{key}: ", style="dim")
-                line.append(names(value) if key in SEAT_KEYS or key == "president" else
-                            cards_text(value) if is_card(value) else str(value))
+                line.append(d.value(key, value, names))
                 sec.intro.append(line)
             continue
-        if o.kind in ("round_end", "deal_end") and current() is not None:
+        if o.kind in d.end_kinds and current() is not None:
             current().end = dict(o.data)
-        if move is not None and move.get("seat") == seat and _echoes(o, move):
+        if move is not None and move.get("seat") == seat and _echoes(o, move, d):
             continue
-        _event_line(o, names, game, current())
+        _event_line(o, names, d, current())
 
 
-def _echoes(event: Event, move: dict[str, Any] | None) -> bool:
-    """Whether an event only repeats the move line just shown (the move's own play, call...)."""
+def _echoes(event: Event, move: dict[str, Any] | None, d: Describer) -> bool:
+    """Whether an event of the seat that just moved only repeats its move line (the game's
+    describer says which do: the move's own play, call...)."""
     if move is None or event.data.get("seat") != move.get("seat"):
         return False
-    if event.kind == "passed":
-        return not event.data.get("kept")
-    return event.kind in ("played", "called", "discarded", "suit")
+    return d.echoes(event, move)
 
 
 def _sorted_hands(outputs, n: int) -> list[list[str]] | None:
@@ -533,14 +278,14 @@ def _sorted_hands(outputs, n: int) -> list[list[str]] | None:
     return hands if all(h is not None for h in hands) else None
 
 
-def _event_line(event: Event, names: Names, game: str, sec: Section | None) -> None:
-    text = event_text(event, names, game)
+def _event_line(event: Event, names: Names, d: Describer, sec: Section | None) -> None:
+    text = event_text(event, names, d)
     if text is None or sec is None:
         return
-    sec.lines.append(_join(Text("       ", style=""), text))
+    sec.lines.append(join(Text("       ", style=""), text))
 
 
-def _tell_raw(replay: Replay, after_line: int, names: Names, game: str, width: int, section, current) -> None:
+def _tell_raw(replay: Replay, after_line: int, names: Names, d: Describer, width: int, section, current) -> None:
     """The rest of a replay from its records alone, after the re-simulation stopped."""
     numbers: dict[Any, int] = {}
     for rec, line in zip(replay.records, replay.lines):
@@ -552,24 +297,26 @@ def _tell_raw(replay: Replay, after_line: int, names: Names, game: str, width: i
         if kind == "deal":
             sec = section(rec.get("deal"))
             if not sec.intro:
-                sec.intro.extend(_deal_intro(rec, None, names))
+                sec.intro.extend(_deal_intro(rec, None, names, d))
         elif kind == "move":
             sec = section(rec.get("deal"))
-            sec.lines.append(_move_line(numbers[rec.get("deal")], rec, names, game, width, False))
+            sec.lines.append(_move_line(numbers[rec.get("deal")], rec, names, d, width, False))
         elif kind == "deal_end":
             section(rec.get("deal")).end = rec
         elif kind == "chance" and current() is not None:
-            current().lines.append(Text(f"     chance: {rec.get('kind')} {rec.get('stock', '')}", style="magenta"))
+            rest = " ".join(str(v) for k, v in rec.items() if k not in ("type", "deal", "kind"))
+            current().lines.append(Text(f"     chance: {rec.get('kind')} {rest}", style="magenta"))
 
 
 # -- rendering -------------------------------------------------------------------------------------
 
 
-def scores_table(end: dict[str, Any], names: Names) -> Table:
-    """A deal's end: per-seat fields as columns (points, totals, places...), the rest as a caption."""
+def scores_table(end: dict[str, Any], names: Names, d: Describer = GENERIC) -> Table:
+    """A deal's end: its per-seat fields as columns ("points" for its scores)."""
     n = len(names.names)
     per_seat = {k: v for k, v in end.items() if isinstance(v, list) and len(v) == n and k != "hands"}
-    table = Table(title=f"after deal {end.get('deal', end.get('round', ''))}", title_justify="left")
+    number = d.deal_of(end)
+    table = Table(title=f"after deal {'' if number is None else number}", title_justify="left")
     table.add_column("seat")
     for key in per_seat:
         table.add_column("points" if key == "scores" else key, justify="right")
@@ -582,17 +329,17 @@ def scores_table(end: dict[str, Any], names: Names) -> Table:
     return table
 
 
-def deal_notes(end: dict[str, Any], names: Names) -> Text | None:
-    """A deal end's other fields (candidate, ally, winner, threshold...) as one line."""
+def deal_notes(end: dict[str, Any], names: Names, d: Describer = GENERIC) -> Text | None:
+    """A deal end's other fields (who won it, a threshold...) as one line, seats by name."""
     n = len(names.names)
     notes = Text(style="dim")
     for key, value in end.items():
-        if key in ("type", "deal", "round") or (isinstance(value, list) and len(value) == n):
+        if key == "type" or key in d.deal_keys or (isinstance(value, list) and len(value) == n):
             continue
         if notes:
             notes.append(", ")
         notes.append(f"{key}: ")
-        if key in SEAT_KEYS and isinstance(value, int):
+        if key in d.seat_keys and isinstance(value, int):
             notes.append(names(value))
         else:
             notes.append("none" if value is None else str(value).lower() if isinstance(value, bool) else str(value))
@@ -622,6 +369,7 @@ def _at(values: Any, i: int) -> Any:
 def render(console: Console, story: Story, deal: int | None = None) -> None:
     """Print a story, or only deal `deal` of it; UsageError if there is no such deal."""
     names = story.names or Names([])
+    d = story.describer
     sections = story.sections
     if deal is not None:
         sections = [s for s in sections if s.deal == deal]
@@ -640,8 +388,8 @@ def render(console: Console, story: Story, deal: int | None = None) -> None:
         for line in sec.lines:
             console.print(line, highlight=False, overflow="fold")
         if sec.end is not None:
-            console.print(scores_table(sec.end, names))
-            notes = deal_notes(sec.end, names)
+            console.print(scores_table(sec.end, names, d))
+            notes = deal_notes(sec.end, names, d)
             if notes is not None:
                 console.print(notes, highlight=False)
     if story.result is not None and (deal is None or sections[-1] is story.sections[-1]):
@@ -649,8 +397,8 @@ def render(console: Console, story: Story, deal: int | None = None) -> None:
         console.print(result_table(story.result, names))
         for f in story.result.get("fault_log") or []:
             if isinstance(f, dict):
-                text = _join(Text("fault ", style="bold red"), names(f.get("seat")),
-                             f" in deal {f.get('deal')}: {f.get('kind')}: {f.get('detail', '')}")
+                text = join(Text("fault ", style="bold red"), names(f.get("seat")),
+                            f" in deal {f.get('deal')}: {f.get('kind')}: {f.get('detail', '')}")
                 if f.get("raw"):
                     text.append(f" (sent {str(f['raw'])[:80]!r})")
                 console.print(text, highlight=False)

@@ -254,8 +254,9 @@ COLUMNS = ("entrant", "matches", "wins", "mean_rank", "total_points", "mean_poin
            "disqualified", "rating", "sigma", "low", "high")
 
 
-def write_all(standings: dict[str, Any], out_dir: Path, name: str = "") -> list[Path]:
-    """Write standings.json, .csv, .md and .toml into `out_dir`; returns the paths."""
+def write_all(standings: dict[str, Any], out_dir: Path, name: str = "", score_notes: Sequence[str] = ()) -> list[Path]:
+    """Write standings.json, .csv, .md and .toml into `out_dir`; returns the paths. `score_notes`:
+    what some games' points are ("<title>: <what>", from their describers), for the Markdown."""
     import tomli_w
 
     data = as_dict(standings, name)
@@ -274,7 +275,7 @@ def write_all(standings: dict[str, Any], out_dir: Path, name: str = "") -> list[
     p.write_text(buf.getvalue(), encoding="utf-8")
     paths.append(p)
     p = out_dir / "standings.md"
-    p.write_text(markdown(data), encoding="utf-8")
+    p.write_text(markdown(data, score_notes), encoding="utf-8")
     paths.append(p)
     p = out_dir / "standings.toml"
     p.write_text(tomli_w.dumps(_without_none(data)), encoding="utf-8")
@@ -282,9 +283,10 @@ def write_all(standings: dict[str, Any], out_dir: Path, name: str = "") -> list[
     return paths
 
 
-def markdown(data: dict[str, Any]) -> str:
+def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
     """The standings as Markdown tables, overall first, then per game, then the head-to-head
-    records per game."""
+    records per game; `score_notes` say what some games' points are ("<title>: <what>")."""
+    points = f"scores ({'; '.join(score_notes)})" if score_notes else "scores"
     lines = [f"# Standings{': ' + data['tournament'] if data['tournament'] else ''}", ""]
     scopes = [(f"Overall ({OVERALL_NOTE})", data["overall"])] + [(f"Game: {g}", r) for g, r in data["games"].items()]
     for scope, rows in scopes:
@@ -299,7 +301,7 @@ def markdown(data: dict[str, Any]) -> str:
         "95% bootstrap interval over duplicate sets (a deal's matches resampled together), sigma: the "
         "bootstrap standard error. The overall table rates each entrant across every game it played: "
         "it compares entrants fairly only when they played the same games. Points are each game's own "
-        "scores (Mau Mau: penalty points, lower is better); the overall table has none.",
+        f"{points}; the overall table has none.",
         "",
         "Head to head: `entrant` is the one higher in the game's standings; ahead/behind/ties count its "
         "finishes against the opponent; mean_diff is its points minus the opponent's, averaged by "

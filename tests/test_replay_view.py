@@ -14,9 +14,10 @@ import pytest
 from rich.console import Console
 
 from referee.config import resolve_config
+from referee.describe import describer_of
 from referee.errors import UsageError
 from referee.plugins import load_registry
-from referee.replay_view import build_story, is_card, omniscient, render
+from referee.replay_view import build_story, omniscient, render
 from referee.runner import Limits, Seat, run_match
 from referee.testing import random_playout
 from referee.verify import load_replay, simulate
@@ -27,6 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = load_registry()
 GAMES = {"maumau": 3, "presidente": 4, "mayor": 4}
 SEEDS = (1, 2, 3)
+
+
+def is_card(value) -> bool:
+    """Whether a string is a card code of one of the games (their describers say)."""
+    return any(describer_of(REGISTRY.game(g)).is_card(value) for g in GAMES)
+
 
 #: the words the story uses for each kind of event (checked whenever the game emitted one)
 PHRASES = {

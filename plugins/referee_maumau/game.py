@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.errors import ConfigError
 from referee.game import Game, Option
 
 from referee_maumau.cards import DECK_SIZES, decks_for
 from referee_maumau.state import MauMauState
+
+if TYPE_CHECKING:
+    from referee_maumau.describe import MauMauDescriber
 
 
 class MauMau(Game):
@@ -77,6 +80,12 @@ class MauMau(Game):
         state.script = script
         state._start_deal()
         return state
+
+    def describer(self) -> MauMauDescriber:
+        """The game's words and pictures for the viewers, `play` and the schema (referee_maumau/describe.py)."""
+        from referee_maumau.describe import MauMauDescriber  # rich only when something is told, not to play
+
+        return MauMauDescriber()
 
     def variants(self) -> list[dict[str, Any]]:
         return [

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.game import Game, Option
 
 from referee_mayor.scoring import BASIC, MODES
 from referee_mayor.state import MayorState
+
+if TYPE_CHECKING:
+    from referee_mayor.describe import MayorDescriber
 
 
 class Mayor(Game):
@@ -56,3 +59,9 @@ on a loss; the match ranks seats by total points."""
     def variants(self) -> list[dict[str, Any]]:
         """Both modes."""
         return [{"mode": mode} for mode in MODES]
+
+    def describer(self) -> MayorDescriber:
+        """The game's words and pictures for the viewers, `play` and the schema (referee_mayor/describe.py)."""
+        from referee_mayor.describe import MayorDescriber  # rich only when something is told, not to play
+
+        return MayorDescriber()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.chance import Streams, shuffle
 from referee.errors import RulesError
@@ -26,6 +26,9 @@ from referee_presidente.cards import (
     lowest,
     sort_hand,
 )
+
+if TYPE_CHECKING:
+    from referee_presidente.describe import PresidenteDescriber
 
 PLAYERS = 4
 POINTS = {1: 3, 2: 2, 3: 1, 4: 0}  # P-8
@@ -634,3 +637,9 @@ class Presidente(Game):
 
     def variants(self) -> list[dict[str, Any]]:
         return [{}, {"jokers": True}]
+
+    def describer(self) -> PresidenteDescriber:
+        """The game's words and pictures for the viewers, `play` and the schema (referee_presidente/describe.py)."""
+        from referee_presidente.describe import PresidenteDescriber  # rich only when something is told, not to play
+
+        return PresidenteDescriber()
