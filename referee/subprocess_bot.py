@@ -35,10 +35,17 @@ Hostile bots (docs/security.md):
 - Conduct that is no protocol fault is noted in `conduct` (and in the log): processes still
   running after `end` and its grace period, stderr beyond the log cap. `referee validate`
   reports them; a match is not affected.
+
+Reuse (docs/protocol.md, "Reusing a bot process"): a bot that declares `"reuse": true` in its
+`ready` and is leased from a `BotPool` keeps its stdin open after a clean `end`; the pool then
+hands the same process to a later match (`rebind`: its stderr drain re-pointed to that match's
+log), whose `start` only sends hello. Everything per match (ids, stats, the announced name) is
+reset there; what makes the process (argv, cwd, env, limits, sandbox, scratch) stays.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -51,7 +58,7 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -116,32 +123,68 @@ class _StderrDrain:
 
     def __init__(self, pipe: Any, log: Any, cap: int, name: str) -> None:
         self.tail = b""  # replaced, never mutated: reading it from another thread is safe
-        self.total = 0  # bytes read in all
+        self.total = 0  # bytes read into the current log
         self._pipe = pipe
         self._log = log
         self._room = max(0, cap)
         self._last = b"\n"
         self._stop = False
+        self._eof = False
+        # Held while a chunk is read and logged, so that `switch` moves to the next log between
+        # two chunks, never in the middle of one.
+        self._lock = threading.Lock()
+        self._poller = select.poll()
+        self._poller.register(pipe.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        fd = self._pipe.fileno()
-        poller = select.poll()
-        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        poller = self._poller
         try:
             while not self._stop:
                 # Poll with a timeout so `stop` works even if an escaped descendant keeps the pipe open.
                 if not poller.poll(200):
                     continue
-                data = os.read(fd, READ_CHUNK)
-                if not data:
-                    break
-                self.tail = (self.tail + data)[-STDERR_TAIL_BYTES:]
-                self.total += len(data)
-                self._log_chunk(data)
+                with self._lock:
+                    if not self._chunk():
+                        break
         except (OSError, ValueError):
             pass
+
+    def _chunk(self) -> bool:
+        """Read and log one chunk (the pipe is readable); False at EOF."""
+        data = os.read(self._pipe.fileno(), READ_CHUNK)
+        if not data:
+            self._eof = True
+            return False
+        self.tail = (self.tail + data)[-STDERR_TAIL_BYTES:]
+        self.total += len(data)
+        self._log_chunk(data)
+        return True
+
+    def switch(self, log: Any, cap: int) -> bool:
+        """Log from now on into `log` (a reused bot's next match), after logging what the pipe
+        holds now into the current log, which is then closed; the tail is emptied. False, and
+        nothing switched, if the current log overflowed its cap (the bot flooded stderr) or the
+        pipe is closed."""
+        with self._lock:
+            try:
+                poller = select.poll()  # its own: one poll object may not be polled by two threads
+                poller.register(self._pipe.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+                while not self._eof and poller.poll(0) and self._chunk():
+                    pass
+            except (OSError, ValueError):
+                return False
+            if self._eof or self._room < 0 or not self._thread.is_alive():
+                return False
+            old, self._log = self._log, log
+            self._room, self._last, self.tail, self.total = max(0, cap), b"\n", b"", 0
+        if old is not None:
+            try:
+                old.close()
+            except OSError:
+                pass
+        return True
 
     def _log_chunk(self, data: bytes) -> None:
         log = self._log
@@ -239,18 +282,31 @@ class SubprocessPlayer(Player):
         #: directories the sandboxed bot may not see (default: the directory of its log, where
         #: the replay and the other seats' logs are written)
         self.hide = list(hide) if hide is not None else ([self.log_path.parent] if self.log_path else [])
+        #: (kind, detail) of misconduct that is no protocol fault: "stray-process", "stderr-flood"
+        self.conduct: list[tuple[str, str]] = []
+        #: the most matches one process may play ("Reusing a bot process", docs/protocol.md),
+        #: set by its BotPool; 0 or 1: one, stdin closed after `end` as always
+        self.reuse = 0
+        #: the deal of the match being played, as its BotPool names it ((game, seed))
+        self.deal: Any = None
+        self._keeper: Callable[[SubprocessPlayer], bool] | None = None  # its BotPool's, while leased
+        self._log_mode = "wb"
+        self._init_process()
+        self._init_match()
+        self._closed = False
+
+    def _init_process(self) -> None:
+        """The state of one bot process, before it starts (again, for a kept process that failed)."""
         #: the value of REFEREE_BOT_ID in every process of this bot
         self.bot_id = f"{os.getpid()}-{next(_ids)}-{secrets.token_hex(4)}"
         self.scratch: Path | None = None
-        #: counters of what the bot sent: lines, blank lines, replies to old ids, late readys
-        self.stats = {"lines": 0, "blank": 0, "stale": 0, "late_ready": 0}
-        #: (kind, detail) of misconduct that is no protocol fault: "stray-process", "stderr-flood"
-        self.conduct: list[tuple[str, str]] = []
-        #: what the bot announced in `ready` (None until then)
-        self.name: str | None = None
-        self.version: str | None = None
-        self.author: str | None = None
-
+        #: whether the bot declared in `ready` that it can play several matches ("reuse": true)
+        self.reusable = False
+        #: matches this process was told `end` of, and their deals (see `deal`)
+        self.matches = 0
+        self.seen: set[Any] = set()
+        self._kept = False  # told `end`, its stdin left open: it waits for its next hello
+        self._remarks: list[str] = []  # the referee's lines for the log, beside the conduct notes
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: _StderrDrain | None = None
         self._sel: selectors.BaseSelector | None = None
@@ -262,14 +318,23 @@ class SubprocessPlayer(Player):
         self._lines: deque[bytes | _Overlong] = deque()
         self._discarding = False  # skipping the rest of an overlong line
         self._eof = False
+        self._since = 0  # the bot's start time (clock ticks after boot): its processes are younger
+
+    def _init_match(self) -> None:
+        """The state of one match (again at each hello of a kept process)."""
+        #: counters of what the bot sent: lines, blank lines, replies to old ids, late readys
+        self.stats = {"lines": 0, "blank": 0, "stale": 0, "late_ready": 0}
+        #: what the bot announced in `ready` (None until then)
+        self.name: str | None = None
+        self.version: str | None = None
+        self.author: str | None = None
+        self._seat = -1
         self._dead: Fault | None = None  # sticky: every later act returns it without I/O
         self._ready = False
-        self._want_id = -1
+        self._want_id = -1  # act ids restart with each match
         self._t0 = 0.0
         self._end_deadline: float | None = None
         self._ended = False
-        self._closed = False
-        self._since = 0  # the bot's start time (clock ticks after boot): its processes are younger
 
     # -- Player interface --------------------------------------------------------------------
 
@@ -283,13 +348,31 @@ class SubprocessPlayer(Player):
         return self._stderr.text() if self._stderr is not None else ""
 
     def start(self, hello: Hello) -> Fault | None:
-        """Spawn the bot, send hello, wait for ready within start_ms."""
+        """Spawn the bot (or, kept from an earlier match, just greet it), send hello, wait for
+        ready within start_ms."""
+        self._seat = hello.seat
+        if self._kept and not self._closed:
+            self._kept = False
+            fault = self._greet(hello)
+            if fault is None:
+                return None
+            # It did not answer this match's hello as it declared it would (it ended, wrote
+            # something else, took too long): a fresh process plays the match instead, as without
+            # reuse, and the kept one's failure is no fault of the match.
+            self._remarks.append(f"the process kept from an earlier match failed its next hello ({fault.kind}: "
+                                 f"{fault.detail}): a fresh one was started")
+            self._stop()
+            self._init_process()
+            self._init_match()
+            self._seat = hello.seat
+            self._log_mode = "ab"  # after what the kept process left in this match's log
         if self._proc is not None or self._dead is not None or self._closed:
             return self._dead
         log = None
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            log = open(self.log_path, "wb")
+            log = open(self.log_path, self._log_mode)
+            self._log_mode = "wb"
         try:
             argv, env = self._command()
             proc = subprocess.Popen(
@@ -321,12 +404,16 @@ class SubprocessPlayer(Player):
             os.set_blocking(self._out_fd, False)
             self._sel = selectors.DefaultSelector()
             self._sel.register(self._out_fd, selectors.EVENT_READ)
-            started = time.perf_counter()
-            self._send(self._line(hello.message()))
-            result = self._exchange(started + (self.start_ms + self.grace_ms) / 1000.0, self._on_ready)
+            return self._greet(hello)
         except BaseException:
             self.close()
             raise
+
+    def _greet(self, hello: Hello) -> Fault | None:
+        """Send hello to the running process and wait for its ready within start_ms."""
+        started = time.perf_counter()
+        self._send(self._line(hello.message()))
+        result = self._exchange(started + (self.start_ms + self.grace_ms) / 1000.0, self._on_ready)
         if result is _OK:
             return None
         if result is None:
@@ -390,22 +477,119 @@ class SubprocessPlayer(Player):
         return Reply(fault=result, ms=ms)
 
     def end(self, result: dict[str, Any]) -> None:
-        """Send pending events and the end message, then close the bot's stdin."""
+        """Send pending events and the end message, then close the bot's stdin; leave it open
+        instead for a bot its pool may keep for another match (`keepable`)."""
         if self._dead is not None or self._proc is None or self._closed or self._ended:
             return
         self._ended = True
         self._send(self._line({"type": "end", "result": result}))
         self._end_deadline = time.perf_counter() + self.end_grace_ms / 1000.0
+        self.matches += 1
+        self.seen.add(self.deal)
+        keep = self.keepable(result)
         try:
             self._exchange(self._end_deadline, None)
         finally:
+            if keep and self._dead is None and not self._out:  # all of it written: it reads its stdin
+                self._kept = True
+            else:
+                self._close_stdin()
+
+    def keepable(self, result: dict[str, Any]) -> bool:
+        """Whether this process may play another match after this one, which ended in `result`:
+        leased by a pool, declared reuse, has matches left (`reuse`), no fault of its seat in
+        this match, and no stderr past the log's cap."""
+        faults = result.get("faults")
+        return (self._keeper is not None and self.reusable and self.matches < self.reuse
+                and isinstance(faults, list) and 0 <= self._seat < len(faults) and faults[self._seat] == 0
+                and not self.conduct and self._stderr is not None and self._stderr.total <= self.stderr_cap)
+
+    def process_key(self) -> tuple[Any, ...]:
+        """Everything that makes this bot's process and how it is talked to (for a BotPool's
+        keys): command line, working directory, environment, limits, sandbox, wire settings."""
+        env = tuple(sorted(self.env.items())) if self.env is not None else None
+        return (tuple(self.argv), os.fspath(self.cwd) if self.cwd is not None else None, env, self.resources,
+                self.sandbox, self.start_ms, self.max_line_bytes, self.grace_ms, self.stderr_cap,
+                self.end_grace_ms, self.max_pending_bytes, self.spin_us)
+
+    @property
+    def kept(self) -> bool:
+        """Told `end` with its stdin left open: it waits for the hello of its next match."""
+        return self._kept and not self._closed
+
+    def rebind(self, log_path: str | Path | None) -> bool:
+        """Make a kept process ready for its next match, its stderr logged into `log_path` from
+        now on. False, nothing changed, if it cannot play it: it exited, wrote to its stdout
+        after `end`, or wrote more to stderr than its log takes."""
+        if not self.kept or self._proc is None or self._sel is None or self._exit_status(0) is not None:
+            return False
+        out_fd = self._out_fd
+        try:
+            while not self._eof and any(key.fd == out_fd for key, _ in self._sel.select(0)):
+                self._read()
+        except (OSError, ValueError):
+            return False
+        if self._eof or self._lines or self._buf or self._stderr is None:
+            return False
+        log = None
+        if log_path is not None:
+            log_path = Path(log_path)
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            log = open(log_path, "wb")
+        if not self._stderr.switch(log, self.stderr_cap):
+            if log is not None:
+                log.close()
+            return False
+        self.log_path = log_path
+        self._init_match()
+        return True
+
+    def alone(self) -> bool:
+        """Whether the bot's process runs alone: no child, nothing else in its process group or
+        session or carrying its id (in the sandbox: besides bwrap's own two processes)."""
+        proc = self._proc
+        if proc is None or self._exit_status(0) is not None:
+            return False
+        family = _family(proc.pid, self.bot_id, self._since)
+        if self.sandboxed:
+            return len(_sandbox_strays(proc.pid, family)) == 1
+        return set(family) == {proc.pid}
+
+    def running(self) -> bool:
+        """Whether the bot's process is still running (not exited, not reaped)."""
+        return self._proc is not None and not self._closed and self._exit_status(0) is None
+
+    def hang_up(self, grace: bool = True) -> None:
+        """End a kept process as the protocol ends a bot: close its stdin (EOF) and (with
+        `grace`) give it end_grace_ms to exit; `close` then reaps it, noting what still runs.
+        Without `grace`, `close` kills it at once."""
+        if self.kept:
+            self._kept = False
+            self._keeper = None
             self._close_stdin()
+            self._end_deadline = time.perf_counter() + self.end_grace_ms / 1000.0 if grace else None
+        elif not grace:
+            self._end_deadline = None
+
+    def settled(self) -> bool:
+        """Whether `close` would not wait: the process exited, or its grace after `end` is over."""
+        return (self._proc is None or self._end_deadline is None or time.perf_counter() >= self._end_deadline
+                or self._exit_status(0) is not None)
 
     def close(self) -> None:
-        """Close stdin, give an ended bot its grace period, kill its process group, reap it."""
+        """Close stdin, give an ended bot its grace period, kill its process group, reap it.
+        A kept process (see `end`) goes back to its pool instead, if the pool takes it."""
         if self._closed:
             return
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None and keeper(self):
+            return
         self._closed = True
+        self._stop()
+
+    def _stop(self) -> None:
+        """Close stdin, give an ended bot its grace period, kill its process group, reap it, close
+        its log, remove its scratch directory."""
         proc = self._proc
         try:
             if proc is not None:
@@ -513,7 +697,7 @@ class SubprocessPlayer(Player):
             self.conduct.append(("stderr-flood", f"wrote {stderr_bytes} bytes to stderr, over the "
                                  f"{self.stderr_cap}-byte log cap"))
         # The log already ends in "[stderr truncated]": only the other notes go there.
-        return [detail for kind, detail in self.conduct if kind != "stderr-flood"]
+        return [detail for kind, detail in self.conduct if kind != "stderr-flood"] + self._remarks
 
     def _drop_scratch(self) -> None:
         if self.scratch is not None:
@@ -684,6 +868,10 @@ class SubprocessPlayer(Player):
         message, fault = self._parse(item)
         if message is None:
             return fault
+        if message.get("type") == "action" and self.matches:
+            # a kept process's reply to an act of its last match (sent twice): discarded
+            self.stats["stale"] += 1
+            return None
         if message.get("type") != "ready":
             return self._fault("invalid", f"expected a ready message, got type {_shown(message.get('type'))}", item)
         name = message.get("name")
@@ -695,6 +883,7 @@ class SubprocessPlayer(Player):
         self.name = name[:NAME_CAP]
         self.version = version[:NAME_CAP] if version is not None else None
         self.author = author[:NAME_CAP] if author is not None else None
+        self.reusable = message.get("reuse") is True  # anything else: started per match, as always
         self._ready = True
         return _OK
 
@@ -815,6 +1004,124 @@ class SubprocessPlayer(Player):
             proc.stdin.close()
         except OSError:
             pass
+
+
+class BotPool:
+    """Bot processes kept alive between matches, so that a bot that declared reuse is not
+    started for every match ("Reusing a bot process", docs/protocol.md). One per tournament
+    worker process; a key names everything that makes a process (its entrant, command line,
+    working directory, environment, limits, sandbox), and only a process of the same key plays
+    a seat.
+
+    Fairness: a process never plays the same deal twice (`seat`'s `deal`, (game, seed): the
+    seatings of a duplicate set go to different processes), never sits at two seats at once (a
+    leased process is out of the pool until its match is closed), and is kept only after a
+    clean match (`SubprocessPlayer.keepable`: no fault of its seat, no conduct note; and
+    nothing on its stdout after `end`, no other process beside it) for at most `max_matches`
+    matches. Every other process ends as without reuse: stdin closed after `end`.
+    """
+
+    def __init__(self, size: int, max_matches: int) -> None:
+        #: processes kept idle per key (the oldest beyond it is ended)
+        self.size = max(1, size)
+        #: the most matches one process plays
+        self.max_matches = max_matches
+        #: seats given a fresh process and seats given a kept one, so far
+        self.started = 0
+        self.reused = 0
+        self._idle: dict[Hashable, list[SubprocessPlayer]] = {}  # per key, the longest idle first
+        self._leased: set[SubprocessPlayer] = set()
+        self._retiring: list[SubprocessPlayer] = []  # told EOF, given end_grace_ms to exit
+
+    def seat(self, players: list[Player], keys: Sequence[Hashable | None], deal: Hashable) -> list[Player]:
+        """`players` (none started yet), each subprocess seat whose key is not None played by
+        an idle process of that key that has not played `deal` if there is one (it logs into
+        the fresh player's log), else by its fresh player; both are leased until closed."""
+        self._reap()
+        seated = list(players)
+        for i, (player, key) in enumerate(zip(players, keys)):
+            if key is None or not isinstance(player, SubprocessPlayer):
+                continue
+            kept = self._take(key, deal, player)
+            if kept is not None:
+                kept.transcript, kept.hide = player.transcript, player.hide  # this match's
+                seated[i] = kept
+                self.reused += 1
+            else:
+                self.started += 1
+            chosen = seated[i]
+            assert isinstance(chosen, SubprocessPlayer)
+            chosen.deal = deal
+            chosen.reuse = self.max_matches
+            chosen._keeper = functools.partial(self._give_back, key)
+            self._leased.add(chosen)
+        return seated
+
+    def _take(self, key: Hashable, deal: Hashable, fresh: SubprocessPlayer) -> SubprocessPlayer | None:
+        """The longest idle process of `key` that has not played `deal`, made ready for the match
+        of `fresh`; those found unable to play on the way are ended."""
+        idle = self._idle.get(key)
+        k = 0
+        while idle and k < len(idle):
+            candidate = idle[k]
+            if deal in candidate.seen:
+                k += 1
+                continue
+            del idle[k]
+            if candidate.rebind(fresh.log_path):
+                return candidate
+            self._retire(candidate)
+        return None
+
+    def _give_back(self, key: Hashable, player: SubprocessPlayer) -> bool:
+        """A leased player's close: True if the pool keeps it (a kept process running alone)."""
+        self._leased.discard(player)
+        if not player.kept or not player.alone():
+            return False  # it closes as usual
+        idle = self._idle.setdefault(key, [])
+        idle.append(player)
+        while len(idle) > self.size:
+            self._retire(idle.pop(0))
+        self._reap()
+        return True
+
+    def _retire(self, player: SubprocessPlayer) -> None:
+        player.hang_up()
+        self._retiring.append(player)
+
+    def _reap(self, wait: bool = False) -> None:
+        """Close the retired processes that exited or whose grace is over (with `wait`: all)."""
+        left = []
+        for player in self._retiring:
+            if wait or player.settled():
+                player.close()
+            else:
+                left.append(player)
+        self._retiring = left
+
+    def idle(self) -> int:
+        """How many processes are kept idle."""
+        return sum(len(v) for v in self._idle.values())
+
+    def close(self, grace: bool = True) -> None:
+        """End every process of the pool: EOF to each, then (with `grace`) up to end_grace_ms
+        to exit, all at once, before what runs is killed. Never raises."""
+        players = [p for idle in self._idle.values() for p in idle] + list(self._leased)
+        self._idle.clear()
+        self._leased.clear()
+        for player in players:
+            try:
+                player.hang_up(grace)
+            except Exception:
+                pass
+            self._retiring.append(player)
+        for player in self._retiring:
+            try:
+                player._keeper = None
+                player.close()
+            except Exception:
+                pass
+        self._retiring = []
 
 
 def _describe(returncode: int, sandboxed: bool = False) -> str:

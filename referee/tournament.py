@@ -13,6 +13,10 @@ already killed one.
 
 A gauntlet with an SPRT (referee/sprt.py) stops early: once the journaled results decide its
 test, the driver starts no more of its matches and journals the decision.
+
+Each local worker keeps the bot processes that declared reuse between its matches, in a
+`referee.subprocess_bot.BotPool` (`reuse_pool`, `reuse_keys`; [limits] reuse_matches), and ends
+them when it exits, whatever ends it.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import hashlib
 import itertools
 import json
 import multiprocessing
+import multiprocessing.util
 import os
 import select
 import shutil
@@ -38,7 +43,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from referee import executors, sandbox, sealing, sprt
+from referee import designs, executors, sandbox, sealing, sprt
 from referee.errors import RefereeError, UsageError
 from referee.limits import spin_us
 from referee.runner import Limits, Seat
@@ -117,25 +122,46 @@ _idle.set()
 
 
 _in_flight: InFlight | None = None  # where this worker notes the match it plays
+_pool = None  # this worker's BotPool: bot processes kept between its matches (None: no reuse)
+
+#: the most processes a worker keeps idle per entrant command (see `reuse_pool`)
+POOL_MAX = 8
+
+
+def _end_pool(grace: bool) -> None:
+    """End every bot process this worker keeps (at its exit: with their grace after EOF)."""
+    global _pool
+    pool, _pool = _pool, None
+    if pool is not None:
+        pool.close(grace)
 
 
 def _on_term(signum, frame):
     if _idle.is_set():
-        # between matches: nothing to clean up; exit at once (no traceback, and no waiting for a
-        # lock on the pool's queues that a worker killed outright may have left held)
+        # between matches: only the kept bots to kill; exit at once (no traceback, and no waiting
+        # for a lock on the pool's queues that a worker killed outright may have left held)
+        _end_pool(grace=False)
         os._exit(1)
     raise _Terminated()
 
 
 def _worker_init(plugins_dir: str | None, driver: int | None = None, in_flight: InFlight | None = None,
-                 scratch: str | None = None) -> None:
+                 scratch: str | None = None, reuse: tuple[int, int] | None = None) -> None:
+    """A local worker's set-up; with `reuse` (pool size, most matches per process) it keeps the
+    bot processes that declared reuse between its matches, ending them when it exits."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides what Ctrl-C means
     if scratch is not None:
         sandbox.use_scratch_root(scratch)  # the run's one scratch root, which the driver removes
     signal.signal(signal.SIGTERM, _on_term)
+    global _in_flight, _pool
+    if reuse is not None:
+        from referee.subprocess_bot import BotPool
+
+        _pool = BotPool(*reuse)
+        # run when the worker exits (multiprocessing's exit function; atexit is not run there)
+        multiprocessing.util.Finalize(None, _end_pool, args=(True,), exitpriority=10)
     if driver is not None:
         _exit_with(driver)
-    global _in_flight
     _in_flight = in_flight
     global _registry
     from referee.plugins import load_registry
@@ -158,6 +184,7 @@ def _exit_with(driver: int) -> None:
         _wait_for_exit(driver)
         signal.pthread_kill(main, signal.SIGTERM)
         _idle.wait()
+        _end_pool(grace=False)
         os._exit(1)
 
     threading.Thread(target=watch, name="referee-driver-watch", daemon=True).start()
@@ -237,13 +264,15 @@ def _guard(players: list[Any]) -> None:
 
 def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
          plugins_dir: str | None = None, guard: bool = False, key: sealing.DealKey | None = None,
-         hide: list[str] | None = None, output: Output = Output()) -> dict[str, Any]:
+         hide: list[str] | None = None, output: Output = Output(), pool: Any = None) -> dict[str, Any]:
     """Play one scheduled match (in a worker) and return its journal record.
 
     The deal is sealed by the tournament's `key`. With `guard`, each bot runs under a
     parent-death guard (`setpriv --pdeathsig KILL`), so it dies with the worker even when the
     worker is killed without any cleanup. A sandboxed bot sees nothing of `out_dir` (journal,
-    deal key, replays, logs) nor of the directories in `hide`.
+    deal key, replays, logs) nor of the directories in `hide`. With a `pool`
+    (referee.subprocess_bot.BotPool) a seat may be played by a bot process kept from an earlier
+    match (`reuse_keys`), which keeps it afterwards if the bot declared reuse.
 
     The replay is written under a temporary name and renamed once the match is over, so no
     attempt ever leaves a torn replay or writes into another's; with `output.replays` "faults"
@@ -276,6 +305,8 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
                            key=key, hide=[*secret, *(hide or ())])
     if guard:
         _guard(players)
+    if pool is not None:
+        players = pool.seat(players, reuse_keys(players, chosen, outputs, hide), (spec.game, spec.seed))
     try:
         result = run_match(game, spec.config, spec.seed, seats, players, limits, replay=partial, key=key,
                            hooks=registry.hooks)
@@ -310,15 +341,55 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     }
 
 
+def reuse_keys(players: list[Any], chosen: list[Entrant], outputs: Path,
+               hide: list[str] | None = None) -> list[tuple | None]:
+    """Per seat, the key of the bot process a BotPool may seat there (None: a fresh process
+    only): the entrant and everything that makes its process, the outputs it may not see.
+
+    A sandboxed bot whose own files (working directory, scripts, interpreter) lie inside the
+    output directory is never reused: its sandbox hides this match's replay and logs one by one,
+    and another match's would be in sight."""
+    from referee.limits import wrapper
+    from referee.subprocess_bot import SubprocessPlayer
+
+    root = Path(os.path.abspath(outputs))
+    keys: list[tuple | None] = []
+    for player, entrant in zip(players, chosen):
+        if not isinstance(player, SubprocessPlayer):
+            keys.append(None)
+            continue
+        if player.sandbox == "bwrap":
+            workdir = Path(os.path.abspath(player.cwd if player.cwd is not None else os.getcwd()))
+            own = sandbox.own_paths(wrapper(player.resources) + player.argv, workdir)
+            if any(path == root or root in path.parents for path in own):
+                keys.append(None)
+                continue
+        keys.append((entrant.name, player.process_key(), str(root), tuple(map(str, hide or ()))))
+    return keys
+
+
+def reuse_pool(config: TournamentConfig) -> tuple[int, int] | None:
+    """(processes kept idle per entrant command, most matches per process) of each local worker's
+    BotPool, or None without reuse (`reuse_matches` 0 or 1, or not the local executor).
+
+    A process plays no deal twice, so the seatings of one seed need as many processes: the pool
+    keeps as many as the largest duplicate set, at most POOL_MAX."""
+    if config.reuse_matches < 2 or config.executor != "local":
+        return None
+    sets = [designs.size(g.seating, g.players) if g.duplicate else 1 for g in config.games]
+    return min(POOL_MAX, max(sets)), config.reuse_matches
+
+
 def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
                key: sealing.DealKey, output: Output = Output()) -> dict[str, Any]:
     """One match in a local worker process (see `_worker_init`): `play`, its bots guarded, so a
-    worker killed outright (SIGKILL, OOM) takes its bots with it."""
+    worker killed outright (SIGKILL, OOM) takes its bots with it; kept bots from this worker's
+    pool, if it has one."""
     _idle.clear()
     try:
         if _in_flight is not None:
             _in_flight.start(spec.index)
-        return play(spec, entrants, limits, out_dir, None, True, key, output=output)
+        return play(spec, entrants, limits, out_dir, None, True, key, output=output, pool=_pool)
     finally:
         if _in_flight is not None:
             _in_flight.stop()
@@ -579,7 +650,8 @@ def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
     # journal behind (which would ask for --resume next time).
     with _scratch_root() as scratch, executors.open_backend(
             config.executor, workers, scheduler=config.scheduler, shared_out=config.shared_out,
-            initializer=_worker_init, initargs=(plugins_dir, os.getpid(), in_flight, scratch)) as backend:
+            initializer=_worker_init, initargs=(plugins_dir, os.getpid(), in_flight, scratch,
+                                                reuse_pool(config))) as backend:
         journal = Journal(config.out / JOURNAL, head)
         try:
             _journal_decisions(journal, gauntlets)

@@ -27,6 +27,8 @@ _SEATING = " or ".join(repr(d) for d in designs.DESIGNS)  # what a `seating` key
 
 # The most matches a tournament may schedule: `matches()` holds the whole schedule in memory.
 MAX_MATCHES = 1_000_000
+REUSE_MATCHES = 100  # [limits] reuse_matches by default
+MAX_REUSE_MATCHES = MAX_MATCHES  # and its cap
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,9 @@ class TournamentConfig:
     shared_out: bool = False  # dask workers see `out` (shared storage) and write replays there
     bot_limits: dict[str, Any] = field(default_factory=dict)  # [limits] for hostile bots (docs/security.md)
     output: Output = Output()  # [output]: which replays are kept, compressed or not
+    # [limits] reuse_matches: the most matches one process of a bot that declared reuse plays
+    # (docs/protocol.md "Reusing a bot process"); 0 or 1: a fresh process for every match
+    reuse_matches: int = REUSE_MATCHES
 
     def matches(self) -> list[MatchSpec]:
         """Every match of the tournament, in a fixed order: game entry, table, seed, seating; an
@@ -242,8 +247,9 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
     seed = r.get(data, "seed", "", int, default=0)
     limits = r.get(data, "limits", "", dict, default={})
     for key in limits:
-        if key not in ("move_ms", "start_ms", "max_faults") + BOT_LIMITS:
-            raise r.fail(f"limits.{key}", f"move_ms, start_ms, max_faults, {', '.join(BOT_LIMITS)} (unknown key)")
+        if key not in ("move_ms", "start_ms", "max_faults") + BOT_LIMITS + ("reuse_matches",):
+            raise r.fail(f"limits.{key}", f"move_ms, start_ms, max_faults, {', '.join(BOT_LIMITS)}, "
+                         "reuse_matches (unknown key)")
     move_ms = _positive(r, limits, "move_ms", "limits", 1000)
     start_ms = _positive(r, limits, "start_ms", "limits", 5000)
     max_faults = _positive(r, limits, "max_faults", "limits", 1)
@@ -346,7 +352,16 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
                           f"{counts[i][1]}")
     return TournamentConfig(path, name, seed, tuple(games), entrants, move_ms, start_ms, max_faults,
                             concurrency, out_dir, executor, scheduler, shared_out, _bot_limits(r, limits),
-                            _output(r, data))
+                            _output(r, data), _reuse_matches(r, limits))
+
+
+def _reuse_matches(r: _Reader, limits: dict) -> int:
+    """[limits] reuse_matches: an integer from 0 to MAX_REUSE_MATCHES (0 and 1: no reuse)."""
+    value = r.get(limits, "reuse_matches", "limits", int, default=REUSE_MATCHES)
+    if not 0 <= value <= MAX_REUSE_MATCHES:
+        raise r.fail("limits.reuse_matches", f"0 or more, at most {MAX_REUSE_MATCHES} (0 or 1: a fresh bot "
+                     "process for every match)", value)
+    return value
 
 
 def _output(r: _Reader, data: dict) -> Output:
