@@ -9,8 +9,10 @@
  *
  * The protocol in short (docs/protocol.md): the referee writes one JSON object per line on our
  * stdin; we answer "hello" with "ready" and each "act" with an "action" echoing its id, one line
- * each on stdout, flushed at once. We ignore "event" and unknown types, and stop at "end" or when
- * stdin closes. Debug output goes to stderr (kept in the bot's log file), never to stdout. */
+ * each on stdout, flushed at once. We ignore "event" and unknown types, and stop when stdin
+ * closes. Our ready declares "reuse": after "end" a tournament may send the next match's "hello"
+ * to this process, so each hello sets the match up afresh (here: the PRNG).
+ * Debug output goes to stderr (kept in the bot's log file), never to stdout. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdint.h>
@@ -66,9 +68,10 @@ int main(void) {
         }
         if (strcmp(type, "hello") == 0) {
             const json_value *seat = json_get(message, "seat");
+            /* a new match: set up afresh */
             seed_from(json_string(json_get(message, "match")),
                       seat && seat->type == JSON_NUMBER ? (long long)seat->number : 0);
-            printf("{\"type\":\"ready\",\"name\":\"%s\",\"version\":\"%s\"}\n", NAME, VERSION);
+            printf("{\"type\":\"ready\",\"name\":\"%s\",\"version\":\"%s\",\"reuse\":true}\n", NAME, VERSION);
             fflush(stdout);
         } else if (strcmp(type, "act") == 0) {
             const json_value *id = json_get(message, "id");
@@ -78,11 +81,8 @@ int main(void) {
                 printf("{\"type\":\"action\",\"id\":%lld,\"index\":%zu}\n", (long long)id->number, index);
                 fflush(stdout);
             }
-        } else if (strcmp(type, "end") == 0) {
-            json_free(message);
-            break;
         }
-        /* "event" and unknown types: ignored */
+        /* "end": the match is over, a next hello may follow; "event" and unknown types: ignored */
         json_free(message);
     }
     free(line);

@@ -9,7 +9,9 @@
 //
 // The protocol in short (docs/protocol.md): the referee writes one JSON object per line on our
 // stdin; we answer "hello" with "ready" and each "act" with an "action" echoing its id, one line
-// each on stdout. We ignore "event" and unknown types, and stop at "end" or when stdin closes.
+// each on stdout. We ignore "event" and unknown types, and stop when stdin closes. Our ready
+// declares "reuse": after "end" a tournament may send the next match's "hello" to this process,
+// so each hello sets the match up afresh (here: the PRNG).
 // Debug output goes to stderr (kept in the bot's log file), never to stdout.
 "use strict";
 
@@ -67,15 +69,13 @@ input.on("line", (line) => {
   if (message === null || typeof message !== "object") return;
   switch (message.type) {
     case "hello":
-      random = prng(hash(`${message.match}/${message.seat}`));
-      send({ type: "ready", name: NAME, version: VERSION });
+      random = prng(hash(`${message.match}/${message.seat}`)); // a new match: set up afresh
+      send({ type: "ready", name: NAME, version: VERSION, reuse: true });
       break;
     case "act":
       send({ type: "action", id: message.id, action: choose(message.obs, message.legal) });
       break;
-    case "end":
-      process.exit(0);
-    // "event" and unknown types: ignored
+    // "end": the match is over, a next hello may follow; "event" and unknown types: ignored
   }
 });
 

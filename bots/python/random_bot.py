@@ -8,8 +8,11 @@ knowledge of each game.
 How a bot talks to the referee (docs/protocol.md has every field, per game):
 - The referee writes one JSON object per line to our stdin; we answer with one JSON object per
   line on stdout, flushed at once (otherwise the answer sits in a buffer and we time out).
-- Messages we get: "hello" (once, first), "event" (something we may see happened), "act" (our
-  turn: answer within "time_ms" milliseconds), "end" (the match is over; then stdin closes).
+- Messages we get: "hello" (first), "event" (something we may see happened), "act" (our turn:
+  answer within "time_ms" milliseconds), "end" (the match is over).
+- We declare "reuse" in our ready: after "end" a tournament may send the next match's "hello"
+  to this same process instead of closing our stdin (no start-up cost). So everything about a
+  match is set up again at each hello (here: the PRNG), and we stop when stdin closes.
 - Anything we print to stderr goes to our log file, so debug output belongs there, never on
   stdout: a stdout line that is not a protocol message is a fault.
 
@@ -59,13 +62,13 @@ def main():
         if kind == "hello":
             # Seeding from the match id and our seat makes a replayed match play the same moves.
             rng = random.Random(f"{message.get('match')}/{message.get('seat')}")
-            send({"type": "ready", "name": NAME, "version": VERSION})
+            send({"type": "ready", "name": NAME, "version": VERSION, "reuse": True})
         elif kind == "act":
             index = choose(message["obs"], message["legal"], rng)
             # Echo the id: a reply to an old id is ignored by the referee.
             send({"type": "action", "id": message["id"], "index": index})
         elif kind == "end":
-            break  # message["result"] holds scores, ranks and faults
+            pass  # message["result"] holds scores, ranks and faults; a next hello may follow
         # unknown types are ignored (new message types may appear later)
 
 

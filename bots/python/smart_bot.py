@@ -13,6 +13,9 @@ It decides from each `act` alone (the observation and the legal list), like a st
   is winning, throws its least valuable card otherwise, steals a rich trick with the Thief when
   it plays last, uses the Crane and a sure basic Casino once the piles are known, always counters.
 
+It declares "reuse" in its ready: a tournament may play several matches with one process, each
+starting with its own hello (the game and the PRNG are set up again there); EOF ends it.
+
 Run it: `referee play presidente -p "python3 bots/python/smart_bot.py" -p random -p random -p random`.
 """
 
@@ -298,14 +301,14 @@ def main():
             continue
         kind = message.get("type")
         if kind == "hello":
+            # a new match (the same process may play several: "reuse"): set up afresh
             game = message.get("game")
             rng = random.Random(f"{message.get('match')}/{message.get('seat')}")
-            send({"type": "ready", "name": NAME, "version": VERSION})
+            send({"type": "ready", "name": NAME, "version": VERSION, "reuse": True})
         elif kind == "act":
             index = choose(game, message["obs"], message["legal"], rng)
             send({"type": "action", "id": message["id"], "index": index})
-        elif kind == "end":
-            break
+        # "end": the match is over; the next hello, if any, starts another (EOF: we are done)
 
 
 if __name__ == "__main__":
