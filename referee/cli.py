@@ -29,6 +29,15 @@ app = typer.Typer(
 _state: dict[str, object] = {"plugins_dir": None}
 
 
+def _version(value: bool) -> None:
+    """--version: the referee's version and protocol, then exit (before any command is needed)."""
+    if value:
+        from referee import PROTOCOL_VERSION, __version__
+
+        typer.echo(f"referee {__version__} (protocol {PROTOCOL_VERSION})")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _main(
     plugins_dir: Annotated[
@@ -40,6 +49,10 @@ def _main(
             help="Also load every .py file in this directory as a plugin.",
         ),
     ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", is_eager=True, callback=lambda value: _version(value),
+                           help="Print the referee's version and protocol, and exit.")
+    ] = False,
 ) -> None:
     """Referee and match runner for card-game bots."""
     if plugins_dir is not None and not plugins_dir.strip():
@@ -93,8 +106,17 @@ def _registry():
 def _console():
     from rich.console import Console
 
-    # Not a terminal (a log, a pipe): wide enough for every table instead of rich's 80 columns.
-    return Console(width=None if sys.stdout.isatty() else 120)
+    class OurConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich exits 1 silently when the reader of stdout has gone: say why, once, and how to go on
+            _stdout_closed()
+            super().on_broken_pipe()
+
+    # Not a terminal (a log, a pipe): COLUMNS if set, else wide enough for every table instead of
+    # rich's 80 columns.
+    columns = os.environ.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() and int(columns) > 0 else 120
+    return OurConsole(width=None if sys.stdout.isatty() else width)
 
 
 @app.command()
@@ -187,7 +209,7 @@ def play(
         typer.Option(
             "--player", "-p",
             metavar="SPEC",
-            help="A seat, in seat order: a strategy name (see `referee strategies`) or a command line "
+            help="A seat, in seat order: a strategy name (see `referee strategies`), `human` (you, at this terminal) or a command line "
             "run as a subprocess bot. Repeat once per seat.",
         ),
     ],
@@ -330,6 +352,7 @@ def tournament(
     from referee import sprt
     from referee import standings as st
     from referee import tournament as tour
+    from referee.reporting import match_line
     from referee.tournament_config import load_tournament
 
     with _errors(), ExitStack() as stack:
@@ -368,7 +391,8 @@ def tournament(
         live_tally = st.Tally(points=False)
         for record in done:
             live_tally.add(record)
-        finished = {"count": len(done), "at": 0.0, "total": total, "shown": len(done)}
+        finished = {"count": len(done), "at": 0.0, "total": total, "shown": len(done), "resumed": len(done),
+                    "since": _time.monotonic()}
         del done
         from referee.cli_replay import TournamentVerifier
 
@@ -398,6 +422,12 @@ def tournament(
                                 faults=progress.tasks[0].fields["faults"] + sum(record["faults"]))
                 now = _time.monotonic()
                 count = finished["count"]
+                # a line per finished match (like cutechess's), above the live display on a terminal
+                played = count - finished["resumed"]
+                eta = (now - finished["since"]) / played * (total - count) if played and total > count else None
+                line = match_line(record, count, total, eta)
+                (live.console if interactive else console).print(line, highlight=False, markup=False,
+                                                                 soft_wrap=True)
                 if interactive:
                     if now - finished["at"] > 0.5 or count == total or decided:
                         finished["at"] = now
@@ -480,6 +510,13 @@ def _show_standings(console, records, out_dir: Path, name: str) -> None:
     for game, pairs in table["head_to_head"].items():
         order = [r.entrant for r in table["games"][game]]
         console.print(head_to_head.rich_table(pairs, f"{game}: head to head", order))
+    from referee.reporting import fault_rows, rich_fault_table
+
+    faults = fault_rows(records)
+    shown = rich_fault_table(faults)
+    if shown is not None:
+        console.print(shown)
+    table["faults"] = faults
     notes = _score_notes(table["games"])
     try:
         paths = st.write_all(table, out_dir, name, notes)
@@ -531,12 +568,20 @@ def _print_result(console, result, game=None) -> None:
         faults = str(res["faults"][i]) + (" (disqualified)" if i in res["disqualified"] else "")
         table.add_row(str(i), Text(p["name"]), p["kind"], str(res["scores"][i]), str(res["ranks"][i]), faults)
     console.print(table)
+    folder = result.replay.parent if result.replay is not None else None
     for f in result.faults:  # a bot's text is never read as markup ("[/]" would stop the CLI)
         console.print(
-            f"[red]fault[/red] seat {f.seat} deal {f.deal}: {escape(f.kind)}: {escape(f.detail)}"
-            + (f" (raw: {escape(repr(f.raw[:80]))})" if f.raw else ""),
+            f"[red]fault[/red] seat {f.seat} deal {f.deal}{f', act {f.act}' if f.act else ''}: {escape(f.kind)}: "
+            f"{escape(f.detail)}" + (f" (raw: {escape(repr(f.raw[:80]))})" if f.raw else ""),
             highlight=False,
         )
+        if f.legal:
+            console.print(f"  legal: {f.legal}", highlight=False, markup=False)
+        if f.hint:
+            console.print(f"  fix: {f.hint}", highlight=False, markup=False)
+        log = folder / f.log if folder is not None and f.log else None
+        if log is not None and log.is_file() and log.stat().st_size:
+            console.print(f"  its stderr: {log}", highlight=False, markup=False)
 
 
 def _load_command_modules() -> None:
@@ -580,7 +625,23 @@ _load_command_modules()
 def main() -> None:
     """Console-script entry point."""
     _load_plugin_commands()
-    app()
+    try:
+        app()
+    except BrokenPipeError:  # rich's consoles say so themselves (_console); this is for any other write
+        _stdout_closed()
+        sys.exit(1)
+
+
+def _stdout_closed() -> None:
+    """Say on stderr that the run stopped because its output was closed (`... | head` ended)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # no second error at exit
+    except OSError:
+        pass
+    resume = " (the journal keeps every finished match: run again with --resume to finish)" \
+        if "tournament" in sys.argv[1:] else ""
+    sys.stderr.write(f"referee: standard output was closed; stopped{resume}\n")
+    sys.stderr.flush()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -37,7 +37,17 @@ class HumanPlayer(Player):
         describe = getattr(self.describer, kind, None)
         if describe is not None:
             try:
-                return str(describe(value))
+                # referee.describe.Describer: action(action), event(Event, Names)
+                if kind == "event":
+                    from referee.describe import Names
+                    from referee.game import EVERYONE, Event
+
+                    data = {k: v for k, v in value.items() if k != "kind"}
+                    text = describe(Event(value.get("kind", ""), data, EVERYONE), Names(self.names, self.seat))
+                else:
+                    text = describe(value)
+                if text is not None:
+                    return getattr(text, "plain", str(text))
             except Exception:  # a describer's gap must not stop the person's game
                 pass
         return json.dumps(value, separators=(", ", ": "))

@@ -240,6 +240,8 @@ def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:
         "overall": [{k: v for k, v in asdict(r).items() if k not in points} for r in standings["overall"]],
         "games": {g: [asdict(r) for r in rows] for g, rows in standings["games"].items()},
         "head_to_head": {g: [asdict(p) for p in pairs] for g, pairs in standings.get("head_to_head", {}).items()},
+        # every entrant's faults by kind (referee.reporting.FaultRow), when the caller added them
+        "faults": [r.record() for r in standings.get("faults", [])],
     }
 
 
@@ -295,6 +297,11 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
     for game, pairs in data.get("head_to_head", {}).items():
         lines += _markdown_table(f"Head to head: {game}", head_to_head.COLUMNS,
                                  [["-" if p[c] is None else p[c] for c in head_to_head.COLUMNS] for p in pairs])
+    if data.get("faults"):
+        heads = ("entrant", "kind", "count", "first_matches", "logs", "example")
+        lines += _markdown_table("Faults", heads, [[", ".join(r[c]) if isinstance(r[c], list) else
+                                                    str(r[c]).replace("|", "\\|") for c in heads]
+                                                   for r in data["faults"]])
     lines += [
         "Rating: a batch Plackett-Luce fit of every match's finishing ranks (400 points apart, the stronger "
         "finishes ahead of the weaker 10 times as often; mean 0 over the table's entrants); low/high: its "
