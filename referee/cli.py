@@ -466,13 +466,13 @@ def tournament(
         _, records = st.read_journal(config.out / tour.JOURNAL)
         # the matches of an SPRT entry beyond its deciding set are not counted (timing chose them)
         records = sprt.counted(records, sprt.read_decisions(config.out / tour.JOURNAL))
-        _show_standings(console, records, config.out, config.name)
+        table = _show_standings(console, records, config.out, config.name)
         for g in gauntlets:
             for line in g.summary():
                 console.print(line, highlight=False, markup=False)
         from referee.replay_html import write_index
 
-        console.print(f"index: {write_index(config.out, registry)}", highlight=False, markup=False)
+        console.print(f"index: {write_index(config.out, registry, table)}", highlight=False, markup=False)
         verifier.report(console)
 
 
@@ -499,7 +499,9 @@ def standings(
         _show_standings(_console(), records, out or journal.parent, head.get("name", "") if head else "")
 
 
-def _show_standings(console, records, out_dir: Path, name: str) -> None:
+def _show_standings(console, records, out_dir: Path, name: str) -> dict:
+    """Print the standings of `records` and write the standings files; returns them (computed once:
+    the index uses them too)."""
     from referee import head_to_head
     from referee import standings as st
 
@@ -525,6 +527,7 @@ def _show_standings(console, records, out_dir: Path, name: str) -> None:
 
         raise UsageError(f"cannot write the standings into {str(out_dir)!r}: {exc.strerror or exc}") from None
     console.print("written: " + ", ".join(str(p) for p in paths), highlight=False, markup=False)
+    return table
 
 
 def _score_notes(games) -> list[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from importlib import resources
 from pathlib import Path
@@ -377,10 +378,21 @@ def write_viewer(replay: Replay, game: Game | None, out: str | Path, seat: int |
     text = render_viewer(replay, game, seat)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        write_whole(out, text)
     except OSError as exc:
         raise UsageError(f"cannot write {out}: {exc}") from None
     return out
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write a page under a temporary name and rename it: a kill never leaves a torn page (which
+    a later run, seeing it newer than its replay, would keep)."""
+    partial = path.with_name(f".{path.name}.part-{os.getpid()}")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 # -- a tournament's index ----------------------------------------------------------------------------
@@ -429,10 +441,15 @@ def _stem(name: str) -> str:
     return name
 
 
-def write_index(out_dir: str | Path, registry: Any = None) -> Path:
+def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, Any] | None = None) -> Path:
     """Write `index.html` into a tournament's output directory: the standings, and every match
     with a link to its replay and to its viewer page (written beside the replay, `.html`, when
-    missing or older than the replay). Returns the index's path; UsageError without a journal."""
+    missing or older than the replay). Returns the index's path; UsageError without a journal.
+
+    `standings`: the tournament's computed standings (`referee.standings.compute`), if the caller
+    has them already; else they are computed from the journal, as `referee standings` does (an
+    SPRT entry's matches beyond its deciding set not counted)."""
+    from referee import sprt
     from referee import standings as st
     from referee.plugins import load_registry
 
@@ -446,7 +463,9 @@ def write_index(out_dir: str | Path, registry: Any = None) -> Path:
     parts = [f"<header><h1>{html.escape(name)}</h1><p>{len(records)} matches · "
              f"{html.escape(str(out))}</p></header><main>"]
     if records:
-        table = st.as_dict(st.compute(records), name)
+        if standings is None:
+            standings = st.compute(sprt.counted(records, sprt.read_decisions(journal)))
+        table = st.as_dict(standings, name)
         parts.append(_standings_html("Standings: all games", table["overall"]))
         for game, rows in table["games"].items():
             parts.append(_standings_html(f"Standings: {game}", rows))
@@ -492,7 +511,7 @@ def write_index(out_dir: str | Path, registry: Any = None) -> Path:
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(name)}"
             f"</title><style>{_INDEX_CSS}</style></head><body>" + "".join(parts) + "</body></html>\n")
     index = out / "index.html"
-    index.write_text(page, encoding="utf-8")
+    write_whole(index, page)
     return index
 
 

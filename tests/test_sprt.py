@@ -333,3 +333,19 @@ def test_resume_with_other_sprt_parameters_is_refused(greedy, tmp_path):
     other = write(tmp_path, path.read_text().replace("elo1 = 50", "elo1 = 20"))
     proc = referee("tournament", str(other), "--out", str(out), "--resume")
     assert proc.returncode == 2 and "games[0].sprt changed" in proc.stderr, proc.stderr
+
+
+def test_the_index_counts_what_the_standings_count(greedy, tmp_path):
+    # index.html computed from the journal alone leaves out the matches beyond the deciding set too
+    import re
+    import shutil
+
+    from referee.replay_html import write_index
+
+    _, out, _, _ = greedy
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy, ignore=shutil.ignore_patterns("*.html"))
+    text = write_index(copy, REGISTRY).read_text()
+    focus = next(r for r in standings(out)["games"]["maumau"] if r["entrant"] == "maumau-greedy")
+    row = re.search(r"<td class=\"l\">maumau-greedy</td><td[^>]*>(\d+)</td>", text)
+    assert row is not None and int(row.group(1)) == focus["matches"]
