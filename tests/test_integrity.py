@@ -390,7 +390,9 @@ def test_every_attack_fails_as_an_unprivileged_user(name, canary_socket, nobody_
 @needs_bwrap
 def test_every_attack_fails_as_an_unprivileged_user_in_validate_and_a_tournament(canary_socket, nobody_out):
     out = nobody_out
-    for name, (command, _) in attacks(out, canary_socket).items():
+    # validate as nobody: the file and environment attacks (every attack runs in validate as root,
+    # and in play as nobody)
+    for name, (command, _) in [(k, v) for k, v in attacks(out, canary_socket).items() if k in ("files", "env")]:
         proc = _as_nobody(["validate", "presidente", "--json", "-", "--max-failed", "1", "--",
                            *_system_python(command).split()], out)
         assert proc.stdout.startswith("{"), (name, proc.returncode, proc.stderr)

@@ -80,14 +80,15 @@ def test_referee_exports_hookimpl():
     assert referee.hookimpl is hookspecs.hookimpl
 
 
-LIFECYCLE = (
-    "import json, os, referee\n"
+LIFECYCLE = (  # the log's path is written into the plugin: workers may predate any env change
+    "import json, referee\n"
+    "LOG = {log!r}\n"
     "@referee.hookimpl\n"
     "def match_started(header):\n"
-    "    open(os.environ['LIFECYCLE_LOG'], 'a').write(json.dumps(['started', header['match']]) + '\\n')\n"
+    "    open(LOG, 'a').write(json.dumps(['started', header['match']]) + '\\n')\n"
     "@referee.hookimpl\n"
     "def match_finished(header, result):\n"
-    "    open(os.environ['LIFECYCLE_LOG'], 'a').write(json.dumps(['finished', header['match']]) + '\\n')\n"
+    "    open(LOG, 'a').write(json.dumps(['finished', header['match']]) + '\\n')\n"
 )
 
 
@@ -105,9 +106,8 @@ def test_lifecycle_hooks_fire_for_every_match_of_a_tournament_and_of_validate(tm
 
     plugins = tmp_path / "plugins"
     plugins.mkdir()
-    (plugins / "lifecycle.py").write_text(LIFECYCLE)
     log = tmp_path / "lifecycle.log"
-    monkeypatch.setenv("LIFECYCLE_LOG", str(log))
+    (plugins / "lifecycle.py").write_text(LIFECYCLE.format(log=str(log)))
     path = tmp_path / "t.toml"
     path.write_text('name = "t"\nconcurrency = 2\n[[entrants]]\nstrategy = "random"\n[[entrants]]\nstrategy = "first"\n'
                     '[[games]]\ngame = "maumau"\nplayers = 2\nseeds = 3\n')
