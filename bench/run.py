@@ -1,11 +1,11 @@
-"""Run every benchmark and print one table: engine, protocol, tournament, startup, memory, sandbox.
+"""Run every benchmark and print one table: engine, protocol, tournament, startup, memory, sandbox, reuse.
 
 Each part prints its own table as it goes and writes bench/results/<part>.json; this script
 then prints the summary against the issue 9 targets and writes bench/results/run.json.
 Figures are medians of several runs, but on a shared 2-core machine they still move with
 whatever else runs: the load average is printed with them.
 
-Usage: python bench/run.py [--quick] [--only engine,protocol,tournament,startup,memory,sandbox]
+Usage: python bench/run.py [--quick] [--only engine,protocol,tournament,startup,memory,sandbox,reuse]
 Never asserts anything.
 """
 
@@ -22,11 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import engine  # noqa: E402
 import memory  # noqa: E402
 import protocol  # noqa: E402
+import reuse  # noqa: E402
 import sandbox  # noqa: E402
 import startup  # noqa: E402
 from common import RESULTS, ROOT, machine, machine_line, table, write_results  # noqa: E402
 
-PARTS = ("engine", "protocol", "tournament", "startup", "memory", "sandbox")
+PARTS = ("engine", "protocol", "tournament", "startup", "memory", "sandbox", "reuse")
 
 
 def tournament(quick: bool) -> dict:
@@ -62,6 +63,8 @@ def main(argv: list[str] | None = None) -> None:
             data[part] = memory.main([])
         elif part == "sandbox":
             data[part] = sandbox.main(["--quick"] if args.quick else [])
+        elif part == "reuse":  # cut down: bench/reuse.py alone plays the full 600 + 1,000 matches
+            data[part] = reuse.main(["--quick"] + (["--only", "gauntlet", "--gauntlet-seeds", "25"] if args.quick else []))
         sys.stdout.flush()
     after = machine()
     print("\n== summary (issue 9 targets) ==")
@@ -99,6 +102,11 @@ def summary_rows(data: dict[str, dict]) -> list[list]:
                 target = f"< {r['target_s']} s" if r["target_s"] else ""
                 met = ("yes" if r["median_s"] < r["target_s"] else "NO") if r["target_s"] else ""
                 rows.append([f"startup {r['command']}", f"{r['median_s']:.3f} s (min {r['min_s']:.3f})", target, met])
+    if "reuse" in data:
+        for s in data["reuse"]["speedups"]:
+            rows.append([f"reuse {s['tournament']} (concurrency {s['concurrency']})",
+                         f"{s['speedup']:.2f}x the matches/s without reuse, {s['cpu_ratio']:.2f}x less CPU per match",
+                         f">= {data['reuse']['target']:g}x", "yes" if s["met"] else "NO"])
     if "memory" in data:
         rows.append(["memory (peak RSS)", "; ".join(f"{r['matches']} matches: driver {r['driver_peak_kb'] / 1024:.1f} MB, "
                                                      f"worker {r['worker_peak_kb'] / 1024:.1f} MB"
