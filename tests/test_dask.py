@@ -215,8 +215,9 @@ def test_scheduler_and_two_workers_give_the_standings_of_a_local_run(scheduler, 
     _same_outputs(local, tmp_path / "shared")
 
 
-# A bot that plays its first legal action slowly and leaves when told `end`, but stays when its
-# referee dies (stdin closed, stdout broken): only the parent-death guard ends it then.
+# A bot that plays its first legal action, waits at an act while the file `hold` exists (having
+# said so in holding/<pid>), and leaves when told `end`, but stays when its referee dies (stdin
+# closed, stdout broken): only the parent-death guard ends it then.
 CLINGER = """
 import json, os, sys, time
 
@@ -231,7 +232,13 @@ for line in sys.stdin:
     if m["type"] == "hello":
         send({"type": "ready", "name": "clinger"})
     elif m["type"] == "act":
-        time.sleep(0.005)
+        if os.path.exists("hold"):  # the test holds every bot mid-match while it kills a worker
+            os.makedirs("holding", exist_ok=True)
+            open(os.path.join("holding", str(os.getpid())), "w").close()
+            for _ in range(6000):
+                if not os.path.exists("hold"):
+                    break
+                time.sleep(0.01)
         send({"type": "action", "id": m["id"], "index": 0})
     elif m["type"] == "end":
         os.makedirs("ended", exist_ok=True)
@@ -252,6 +259,9 @@ def _pgid(pid: int) -> int | None:
 @needs_dask
 def test_a_worker_killed_mid_match_its_match_runs_elsewhere_once_and_its_bots_die(scheduler, workers, tmp_path):
     path = tournament(tmp_path, CLINGER, bot_name=MARKER, seeds=3)
+    # the held bots must not time out while the test kills the worker, however loaded the machine
+    path.write_text(path.read_text().replace("[[entrants]]", "[limits]\nmove_ms = 60000\n\n[[entrants]]", 1))
+    bots = tmp_path / "bots"
     total = len(load_tournament(path, REGISTRY).matches())
     out = tmp_path / "dask"
     env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
@@ -262,16 +272,21 @@ def test_a_worker_killed_mid_match_its_match_runs_elsewhere_once_and_its_bots_di
     try:
         journal = out / "journal.jsonl"
 
-        def bots_on_victim():
-            # wait for a finished match first, so the kill lands mid-tournament and mid-match
-            if not (journal.exists() and journal.read_text().count('"type":"match"') >= 1):
-                return None
-            return [pid for pid, parent in running(MARKER).items() if _pgid(parent) == victim.pid]
+        # after a finished match (the kill lands mid-tournament), hold every bot at its next act,
+        # and kill the worker once one of its bots is held: mid-match, by construction
+        _wait_for(lambda: journal.exists() and journal.read_text().count('"type":"match"') >= 1, 60,
+                  "a finished match", step=0.02)
+        (bots / "hold").touch()
 
-        doomed = _wait_for(bots_on_victim, 40, "a match with our bot on worker wa", step=0.02)
+        def held_on_victim():
+            held = {int(p.name) for p in (bots / "holding").glob("*")} if (bots / "holding").exists() else set()
+            return [pid for pid, parent in running(MARKER).items() if pid in held and _pgid(parent) == victim.pid]
+
+        doomed = _wait_for(held_on_victim, 60, "a bot held mid-match on worker wa", step=0.02)
         os.killpg(victim.pid, signal.SIGKILL)  # the nanny and its worker process: no cleanup runs
         victim.wait(timeout=10)
-        _, err = driver.communicate(timeout=60)
+        (bots / "hold").unlink()
+        _, err = driver.communicate(timeout=120)
         assert driver.returncode == 0, err
     finally:
         if driver.poll() is None:
@@ -280,8 +295,8 @@ def test_a_worker_killed_mid_match_its_match_runs_elsewhere_once_and_its_bots_di
         _, records = read_journal(out / "journal.jsonl")
         assert sorted(r["index"] for r in records) == list(range(total)), "every match exactly once"
         time.sleep(0.3)
-        mid_match = [pid for pid in doomed if not (tmp_path / "bots" / "ended" / str(pid)).exists()]
-        assert mid_match, "the kill must land mid-match"
+        mid_match = [pid for pid in doomed if not (bots / "ended" / str(pid)).exists()]
+        assert mid_match == doomed, "the kill landed mid-match"
         assert not set(mid_match) & set(running(MARKER)), "a bot of the killed worker survived it"
         assert running(MARKER) == {}, "no bot outlives the tournament"
     finally:
