@@ -90,8 +90,8 @@ class WorkerPeaks(threading.Thread):
 def child(matches: int, concurrency: int) -> None:
     """Run the tournament in this process; print its figures as one JSON line."""
     from referee.plugins import load_registry
-    from referee.tournament import run
-    from referee.tournament_config import load_tournament
+    from referee.tournament.run import run
+    from referee.tournament.config import load_tournament
 
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
         path = Path(tmp) / "memory.toml"

@@ -9,7 +9,7 @@ JSON-lines ping-pong with 4 copies of the same bot in the same run.
   back, seat after seat: the cost of a round trip to a Python bot process. Measured two ways:
   "blocking" (a blocking read, the plain way) and "polling" (non-blocking reads for up to the
   same spin_us as the referee's, then a blocking wait: the way the referee waits by default
-  where it has a core to spare, see referee.limits.spin_us).
+  where it has a core to spare, see referee.bots.limits.spin_us).
 - ratio: floor / match (1.0 = the referee and the bigger messages cost nothing; the issue's
   target is at least 0.8). "like for like" divides by the floor that waits the way the match
   did; "vs blocking" always divides by the blocking floor. Each ratio is the median of the
@@ -159,10 +159,10 @@ def adapter_floor(pings: int, spin_us: int | None) -> float:
     reply checks): what the adapter adds to a bare round trip, before any game or big message."""
     import tempfile
 
-    from referee.limits import subprocess_options
+    from referee.bots.limits import subprocess_options
     from referee.players import Hello
     from referee.runner import Limits
-    from referee.subprocess_bot import SubprocessPlayer
+    from referee.bots.player import SubprocessPlayer
 
     limits = Limits(spin_us=spin_us)
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
@@ -190,15 +190,15 @@ def adapter_floor(pings: int, spin_us: int | None) -> float:
 def match(game_name: str, seed: int, spin_us: int | None = None,
           transcript: Callable[[int], Callable[[str, bytes], None]] | None = None) -> dict[str, Any]:
     """One match against 4 random_bot processes; microseconds per decision, start-up excluded.
-    `spin_us` None: the referee's default (referee.limits.spin_us). `transcript(seat)`, if given,
+    `spin_us` None: the referee's default (referee.bots.limits.spin_us). `transcript(seat)`, if given,
     makes each seat's SubprocessPlayer transcript callback (for match_messages)."""
     import tempfile
 
     from referee.config import resolve_config
-    from referee.limits import subprocess_options
+    from referee.bots.limits import subprocess_options
     from referee.plugins import load_registry
     from referee.runner import Limits, Seat, run_match
-    from referee.subprocess_bot import SubprocessPlayer
+    from referee.bots.player import SubprocessPlayer
 
     clock: dict[str, float] = {}
 
@@ -236,7 +236,7 @@ def match(game_name: str, seed: int, spin_us: int | None = None,
 
 def _spin(mode: str) -> int:
     """The spin_us a match uses in this mode: the referee's default, or none."""
-    from referee.limits import spin_us
+    from referee.bots.limits import spin_us
 
     return 0 if mode == "spread-nopoll" else spin_us()
 

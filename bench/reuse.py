@@ -13,7 +13,7 @@ reuse keep their process between matches) and `= 0` (a fresh process per match, 
   bot at one table of 4 (the C bot built with `make` if missing; a Python random_bot stands in
   for a missing runtime), 250 seeds under the 4 rotations (`--gauntlet-seeds`).
 
-Each run is a fresh `python -c` process calling `referee.tournament.run` (no standings or HTML
+Each run is a fresh `python -c` process calling `referee.tournament.run.run` (no standings or HTML
 afterwards), made a child of this process, which is a child subreaper: every process of the run
 (driver, forkserver, workers, bots) is reaped into this process's RUSAGE_CHILDREN, so CPU per
 match is the whole run's (user + system). Peak RSS is the largest sum of the resident sets of
@@ -54,8 +54,8 @@ PR_SET_CHILD_SUBREAPER = 36
 RUNNER = """
 import json, sys, time
 from referee.plugins import load_registry
-from referee.tournament import run
-from referee.tournament_config import load_tournament
+from referee.tournament.run import run
+from referee.tournament.config import load_tournament
 config = load_tournament(sys.argv[1], load_registry(), out=sys.argv[2], concurrency=int(sys.argv[3]))
 started = time.perf_counter()
 records = run(config, keep=False)
@@ -66,7 +66,7 @@ print(json.dumps({"seconds": time.perf_counter() - started}))
 TIMER = """
 import json, os, time
 from referee import hookimpl
-from referee.subprocess_bot import SubprocessPlayer
+from referee.bots.player import SubprocessPlayer
 
 if not hasattr(SubprocessPlayer, "_bench_total"):  # once per process, however often it is loaded
     SubprocessPlayer._bench_total = [0.0]

@@ -17,7 +17,7 @@ SubprocessPlayer (limits wrapper included) with `sandbox="none"` and `sandbox="b
   by match (none, bwrap, none, bwrap...) so that a slow spell hits both; the ratio is the median
   of the rounds' own bwrap / none ratios.
 
-Where bwrap is missing or cannot build a sandbox here (`referee.sandbox.available()` false),
+Where bwrap is missing or cannot build a sandbox here (`referee.bots.sandbox.available()` false),
 it says why and gives the unsandboxed figures only.
 
 Usage: python bench/sandbox.py [--quick] [--runs 20] [--rounds 9] [--matches 4]
@@ -80,18 +80,18 @@ def bots() -> tuple[dict[str, list[str]], dict[str, str]]:
 
 
 def clean_env() -> dict[str, str]:
-    """The referee's variables a sandboxed bot keeps (referee.sandbox.KEPT_ENV and LC_*)."""
-    from referee.sandbox import KEPT_ENV
+    """The referee's variables a sandboxed bot keeps (referee.bots.sandbox.KEPT_ENV and LC_*)."""
+    from referee.bots.sandbox import KEPT_ENV
 
     return {k: v for k, v in os.environ.items() if k in KEPT_ENV or k.startswith("LC_")}
 
 
 def start_once(argv: list[str], sandbox: str, tmp: Path) -> tuple[float, float]:
     """Milliseconds of one `start` (hello to ready), and of the `end` + `close` after it."""
-    from referee.limits import subprocess_options
+    from referee.bots.limits import subprocess_options
     from referee.players import Hello
     from referee.runner import Limits
-    from referee.subprocess_bot import SubprocessPlayer
+    from referee.bots.player import SubprocessPlayer
 
     limits = Limits(sandbox=sandbox)
     player = SubprocessPlayer(argv, log_path=tmp / "start.log", cwd=ROOT, env=clean_env(),
@@ -137,10 +137,10 @@ def match(sandbox: str, seed: int) -> dict[str, Any]:
     """One Mau Mau match against 4 random_bot processes: microseconds per decision, start-up excluded."""
     from referee import sealing
     from referee.config import resolve_config
-    from referee.limits import subprocess_options
+    from referee.bots.limits import subprocess_options
     from referee.plugins import load_registry
     from referee.runner import Limits, Seat, run_match
-    from referee.subprocess_bot import SubprocessPlayer
+    from referee.bots.player import SubprocessPlayer
 
     clock: dict[str, float] = {}
 
@@ -248,7 +248,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     rounds = args.rounds or (3 if args.quick else 9)
     matches = args.matches or (2 if args.quick else 4)
 
-    from referee import sandbox
+    from referee.bots import sandbox
 
     info = machine()
     version = bwrap_version()

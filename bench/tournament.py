@@ -2,7 +2,7 @@
 
 The speed-up compares the same work per match: both runs with `spin_us = 0`. By default a
 tournament at concurrency 1 on 2 cores polls for the subprocess bot's replies on the second core
-(referee.limits.spin_us) and one at concurrency 2 does not, which makes concurrency 1 faster
+(referee.bots.limits.spin_us) and one at concurrency 2 does not, which makes concurrency 1 faster
 per match but is no longer one core's work; that default run is measured too and shown beside.
 
 Usage: python bench/tournament.py [--seeds N] [--game GAME]
@@ -49,8 +49,8 @@ players = 4
 
 def main() -> None:
     from referee.plugins import load_registry
-    from referee.tournament import match_limits, run
-    from referee.tournament_config import load_tournament
+    from referee.tournament.run import match_limits, run
+    from referee.tournament.config import load_tournament
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=4, help="deal seeds per table (default 4)")

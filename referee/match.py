@@ -73,7 +73,7 @@ def _transcript(log: IO[str], seat: int):
     return write
 
 
-#: the player spec of a seat played by a person at the terminal (referee/human.py)
+#: the player spec of a seat played by a person at the terminal (referee/bots/human.py)
 HUMAN = "human"
 
 
@@ -139,7 +139,7 @@ def make_players(
             for i, seat in enumerate(seats)]
     if log_dir is not None:
         # Every seat's log exists before any bot starts, so that a sandboxed bot sharing a directory
-        # with them sees none of them (referee.sandbox hides files one by one there).
+        # with them sees none of them (referee.bots.sandbox hides files one by one there).
         log_dir.mkdir(parents=True, exist_ok=True)
         for path in logs:
             if path is not None:
@@ -149,7 +149,7 @@ def make_players(
     try:
         for i, seat in enumerate(seats):
             if seat.kind == "human":
-                from referee.human import HumanPlayer
+                from referee.bots.human import HumanPlayer
 
                 players.append(HumanPlayer(describer=_describer(game)))
             elif seat.kind == "strategy":
@@ -161,8 +161,8 @@ def make_players(
                 rng = (key or sealing.default()).rng("strategy", seed, i, seat.spec)
                 players.append(StrategyPlayer(entry.factory(game.name, i, config, rng)))
             else:
-                from referee.limits import subprocess_options
-                from referee.subprocess_bot import SubprocessPlayer
+                from referee.bots.limits import subprocess_options
+                from referee.bots.player import SubprocessPlayer
 
                 log_path = logs[i]
                 kwargs: dict[str, Any] = subprocess_options(limits)  # limits, grace, sandbox

@@ -1,7 +1,7 @@
 """The Player interface: what the match runner talks to, whoever decides for the seat.
 
 Two adapters implement it: `StrategyPlayer` (an in-process strategy from a plugin) and
-`referee.subprocess_bot.SubprocessPlayer` (an external program speaking protocol v1).
+`referee.bots.player.SubprocessPlayer` (an external program speaking protocol v1).
 A bot's misbehaviour is returned as a `Fault`, never raised.
 """
 

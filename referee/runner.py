@@ -15,10 +15,10 @@ from referee.errors import PluginError
 from referee.faults import hint, legal_summary
 from referee.game import (EVERYONE, Event, Game, GameState, Record, audience, outcome_error, plugin_label,
                           record_error)
-from referee.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
+from referee.bots.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
 from referee.players import Fault, Hello, Player, Reply, StrategyPlayer
 from referee.ranking import competition_ranks
-from referee.replay import ReplayWriter
+from referee.replay.records import ReplayWriter
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class Limits:
     nofile: int = NOFILE
     nproc: int = NPROC
     sandbox: str = "none"
-    # Not a limit: how long to poll for a bot's reply before sleeping (None: referee.limits.spin_us)
+    # Not a limit: how long to poll for a bot's reply before sleeping (None: referee.bots.limits.spin_us)
     spin_us: int | None = None
 
     def wire(self) -> dict[str, int]:
@@ -207,7 +207,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
     listens = [player.listens() for player in players]
     fan_out = monitor is not None or any(listens)
     writing = replay is not None
-    write = writer.write  # buffered: the file is written at each deal's end (referee.replay)
+    write = writer.write  # buffered: the file is written at each deal's end (referee.replay.records)
 
     def dispatch(outputs) -> None:
         for out in outputs:

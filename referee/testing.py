@@ -214,7 +214,7 @@ def check_game(
     referee.game), and a well-formed result (a rank per seat, the best 1). The first `replayed`
     seeds are also written as replays and played again under another global RNG state: same
     records (but `ms`), same messages to every seat; the replay must start with a deal, hold a
-    deal_end per deal, and pass `referee.verify.verify_replay` (the game's `replay_state`). If
+    deal_end per deal, and pass `referee.replay.verify.verify_replay` (the game's `replay_state`). If
     the game has a describer (`Game.describer()`), it must tell one action of each shape, one
     event of each kind, one chance record of each kind and a deal_end met, without an error.
     """
@@ -291,7 +291,7 @@ def _check_result(result: MatchResult, monitor: ConformanceMonitor, n: int) -> N
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
-    from referee.replay import read_replay
+    from referee.replay.records import read_replay
 
     out = []
     for record in read_replay(path):
@@ -304,7 +304,7 @@ def _check_replay(game: Game, variant: dict[str, Any], seed: int, n: int, guess_
                   first: MatchResult) -> int:
     """Play `seed` twice more, writing replays under different global RNG states: the same records
     and messages; the replay's shape; verify passes. 1 when done."""
-    from referee.verify import load_replay, verify_replay
+    from referee.replay.verify import load_replay, verify_replay
 
     saved = random.getstate()
     runs = []

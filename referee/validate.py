@@ -32,7 +32,7 @@ from referee import sealing
 from referee.config import resolve_config
 from referee.errors import ConfigError, UsageError
 from referee.game import Action, Game
-from referee.limits import subprocess_options
+from referee.bots.limits import subprocess_options
 from referee.players import Fault, Hello, Player, Reply, StrategyPlayer
 from referee.plugins import Registry
 from referee.runner import Limits, Seat, run_match
@@ -167,7 +167,7 @@ def run_validation(
 
     Deals are sealed by `key` (default: REFEREE_DEAL_KEY, else a fresh key for this battery).
     """
-    from referee.subprocess_bot import SubprocessPlayer
+    from referee.bots.player import SubprocessPlayer
 
     if not argv:
         raise UsageError("validate needs the bot's command after --")

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from referee import executors
-from referee import tournament as tour
+from referee.tournament import executors
+from referee.tournament import run as tour
 from referee.errors import ConfigError, UsageError
 from referee.plugins import load_registry
-from referee.standings import read_journal
-from referee.tournament_config import load_tournament
+from referee.tournament.standings import read_journal
+from referee.tournament.config import load_tournament
 
 from procs import running
 
@@ -337,7 +337,7 @@ def test_without_dask_the_dask_executor_is_a_one_line_error_and_local_still_work
     assert not (tmp_path / "o" / "journal.jsonl").exists()
     ok = referee("tournament", str(path), "--out", str(tmp_path / "o"), env=env)
     assert ok.returncode == 0, ok.stderr
-    probe = subprocess.run([sys.executable, "-c", "import sys, referee.cli, referee.tournament, referee.executors; "
+    probe = subprocess.run([sys.executable, "-c", "import sys, referee.cli, referee.tournament.run, referee.tournament.executors; "
                             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"],
                            env=env, capture_output=True, text=True, timeout=60)
     assert probe.returncode == 0 and probe.stdout.strip() == "[]", probe.stderr

@@ -9,7 +9,6 @@ import io
 import json
 import random
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,15 +16,16 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from referee import cli, schema
+from referee.cli import common as cli_common
 from referee.describe import GENERIC, Describer, Names, Zone, describer_of
 from referee.errors import PluginError
 from referee.game import EVERYONE, Event, Game, GameState, Outcome, Record, check_cards, next_script_record
 from referee.hookspecs import hookimpl
 from referee.plugins import build_registry, get_plugin_manager
-from referee.replay_html import viewer_data
-from referee.replay_view import build_story, render
+from referee.replay.html import viewer_data
+from referee.replay.terminal import build_story, render
 from referee.testing import random_playout
-from referee.verify import load_replay
+from referee.replay.verify import load_replay
 
 NAMES = Names(["ann", "bob"])
 
@@ -116,7 +116,7 @@ class TinyPlugin:
 def tiny_cli(monkeypatch):
     """The CLI with the tiny game's plugin registered (besides every installed one)."""
     pm = get_plugin_manager(extra=[TinyPlugin()])
-    monkeypatch.setattr(cli, "_managers", {None: pm})
+    monkeypatch.setattr(cli_common, "_managers", {None: pm})
     return build_registry(pm)
 
 

@@ -1,4 +1,4 @@
-"""referee.designs: the seating designs of duplicate tournaments, and their use in the schedule."""
+"""referee.tournament.designs: the seating designs of duplicate tournaments, and their use in the schedule."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from referee import designs
+from referee.tournament import designs
 from referee.plugins import load_registry
 from referee.runner import Limits
-from referee.tournament import play
-from referee.tournament_config import MatchSpec, _count, derive_seed, load_tournament, tables
+from referee.tournament.run import play
+from referee.tournament.config import MatchSpec, _count, derive_seed, load_tournament, tables
 
 REGISTRY = load_registry()
 KS = range(2, 11)  # every table size a built-in game allows (Mau Mau: 2 to 10)
@@ -188,7 +188,7 @@ def test_a_duplicate_set_is_the_design_applied_to_the_table(tmp_path):
 def test_two_copies_of_a_deterministic_entrant_get_equal_wins_mean_rank_points_and_rating(tmp_path, game, players,
                                                                                           others):
     # issue 16's acceptance test: the standings themselves (batch rating and interval included)
-    from referee import standings
+    from referee.tournament import standings
 
     entrants = "".join(f'[[entrants]]\nname = "{n}"\nstrategy = "first"\n' for n in ("first-a", "first-b"))
     entrants += "".join(f'[[entrants]]\nstrategy = "{s}"\n' for s in others)
@@ -205,7 +205,7 @@ def test_two_copies_of_a_deterministic_entrant_get_equal_wins_mean_rank_points_a
 
 def test_under_the_old_rotation_two_copies_come_out_unequal(tmp_path):
     # what issue 16 found: cyclic rotations keep neighbours fixed, so seating luck does not cancel
-    from referee import standings
+    from referee.tournament import standings
 
     entrants = "".join(f'[[entrants]]\nname = "{n}"\nstrategy = "first"\n' for n in ("first-a", "first-b"))
     entrants += '[[entrants]]\nstrategy = "presidente-greedy"\n[[entrants]]\nstrategy = "random"\n'

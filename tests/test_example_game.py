@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import sandbox
+from referee.bots import sandbox
 
 needs_example = pytest.mark.skipif(importlib.util.find_spec("referee_crazy_eights") is None,
                                    reason="the example game is not installed (pip install -e examples/crazy_eights)")

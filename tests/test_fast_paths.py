@@ -15,7 +15,7 @@ import pytest
 from referee.config import resolve_config
 from referee.players import Player, Strategy, StrategyPlayer
 from referee.plugins import load_registry
-from referee.replay import ReplayWriter, dumps, read_replay
+from referee.replay.records import ReplayWriter, dumps, read_replay
 from referee.runner import Limits, Seat, run_match
 from referee_strategies.basic import RandomLegal
 
@@ -134,7 +134,7 @@ def test_orjson_and_stdlib_write_the_same_bytes(tmp_path, monkeypatch):
     import importlib.util
     import sys
 
-    import referee.replay as replay
+    import referee.replay.records as replay
 
     monkeypatch.setitem(sys.modules, "orjson", None)  # the import fails: the stdlib fallback
     spec = importlib.util.spec_from_file_location("replay_without_orjson", replay.__file__)

@@ -20,7 +20,7 @@ from referee.game import (EVERYONE, Event, Everyone, Outcome, audience, deal_end
 from referee.players import StrategyPlayer
 from referee.runner import Limits, Seat, run_match
 from referee.testing import ConformanceMonitor, random_playout
-from referee.verify import load_replay, verify_replay
+from referee.replay.verify import load_replay, verify_replay
 from referee_strategies.basic import RandomLegal
 from test_testing import HighCard, HighCardState
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from referee.plugins import load_registry
-from referee.replay import read_replay
+from referee.replay.records import read_replay
 
 GOLDEN = sorted((Path(__file__).resolve().parent / "golden").glob("*.jsonl"))
 REGISTRY = load_registry()
@@ -22,7 +22,7 @@ def test_there_is_a_golden_replay_of_every_game_and_of_a_random_fallback():
 
 @pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
 def test_a_replay_of_before_still_verifies(path):
-    from referee.verify import verify_file
+    from referee.replay.verify import verify_file
 
     verdict = verify_file(path, REGISTRY)
     assert verdict.ok, verdict.discrepancy

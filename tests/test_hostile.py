@@ -22,14 +22,14 @@ from typing import Any
 
 import pytest
 
-from referee import sandbox as sandbox_mod
+from referee.bots import sandbox as sandbox_mod
 from referee.config import resolve_config
-from referee.limits import ResourceLimits, subprocess_options, wrapper
+from referee.bots.limits import ResourceLimits, subprocess_options, wrapper
 from referee.players import Hello, StrategyPlayer
 from referee.plugins import load_registry
-from referee.replay import read_replay
+from referee.replay.records import read_replay
 from referee.runner import Limits, MatchResult, Seat, run_match
-from referee.subprocess_bot import BOT_ID_VAR, SubprocessPlayer
+from referee.bots.player import BOT_ID_VAR, SubprocessPlayer
 from referee_strategies.basic import RandomLegal
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -343,7 +343,7 @@ def test_resource_limits_and_environment_as_the_bot_sees_them(tmp_path, sandbox,
 
 
 def test_limits_without_prlimit_use_the_python_wrapper(tmp_path, monkeypatch):
-    import referee.limits as limits_mod
+    import referee.bots.limits as limits_mod
 
     real_which = shutil.which
     monkeypatch.setattr(limits_mod.shutil, "which", lambda name, *a, **k: None if name == "prlimit"
@@ -479,8 +479,8 @@ players = 2
 
 @pytest.mark.parametrize("sandbox", MODES)
 def test_tournament_limits_reach_the_bots(tmp_path, sandbox):
-    from referee import tournament as tour
-    from referee.tournament_config import load_tournament
+    from referee.tournament import run as tour
+    from referee.tournament.config import load_tournament
 
     path = _tournament(tmp_path, f'sandbox = "{sandbox}"\ncpu_s = 11\nmemory_mb = 500\ntotal_ms = 60000\n'
                                  'grace_ms = 20\nfsize_mb = 5\nnofile = 40')
@@ -497,8 +497,8 @@ def test_tournament_limits_reach_the_bots(tmp_path, sandbox):
 @pytest.mark.parametrize("line, concurrency, expected", [
     ("", 1, 200), ("", 2, 0), ("spin_us = 0", 1, 0), ("spin_us = 50", 2, 50)])
 def test_tournament_polls_for_replies_only_with_a_core_to_spare(tmp_path, monkeypatch, line, concurrency, expected):
-    from referee import tournament as tour
-    from referee.tournament_config import load_tournament
+    from referee.tournament import run as tour
+    from referee.tournament.config import load_tournament
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
     config = load_tournament(_tournament(tmp_path, line), REGISTRY, out=tmp_path / "out", concurrency=concurrency)
@@ -513,7 +513,7 @@ def test_tournament_polls_for_replies_only_with_a_core_to_spare(tmp_path, monkey
 ])
 def test_tournament_limits_are_checked(tmp_path, line, message):
     from referee.errors import ConfigError
-    from referee.tournament_config import load_tournament
+    from referee.tournament.config import load_tournament
 
     with pytest.raises(ConfigError, match=message):
         load_tournament(_tournament(tmp_path, line), REGISTRY)

@@ -25,7 +25,7 @@ def test_a_person_plays_a_whole_match_by_numbers(tmp_path):
     result = records[-1]
     assert result["type"] == "result" and result["faults"] == [0, 0]
     # every decision of the seat was the first legal action, as typed
-    from referee.verify import verify_file
+    from referee.replay.verify import verify_file
     from referee.plugins import load_registry
 
     assert verify_file(out, load_registry()).ok

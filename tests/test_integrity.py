@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import sandbox as sandbox_mod
+from referee.bots import sandbox as sandbox_mod
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -230,7 +230,7 @@ def test_a_bot_cannot_see_the_scratch_of_a_bot_of_another_worker(tmp_path, monke
     # Two bots alive at once, under two scratch roots (as two worker processes had: each hid only
     # its own root). The second looks for the first one's marker file.
     from referee.players import Hello
-    from referee.subprocess_bot import SubprocessPlayer
+    from referee.bots.player import SubprocessPlayer
 
     hello = Hello("maumau", 0, 2, ["a", "b"], {}, "m", {"move_ms": 2000, "start_ms": 5000, "max_line_bytes": 65536})
     players = []

@@ -14,7 +14,7 @@ from referee.config import resolve_config
 from referee.errors import ConfigError, RulesError
 from referee.game import Event, Record
 from referee.ranking import competition_ranks
-from referee.replay import read_replay
+from referee.replay.records import read_replay
 from referee.testing import random_playout
 from referee_maumau.cards import SUITS, make_deck
 from referee_maumau.game import MauMau

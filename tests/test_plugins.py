@@ -98,10 +98,10 @@ def test_lifecycle_hooks_fire_for_every_match_of_a_tournament_and_of_validate(tm
     import sys
     from pathlib import Path
 
-    from referee import tournament as tour
+    from referee.tournament import run as tour
     from referee.plugins import load_registry
     from referee.runner import Limits
-    from referee.tournament_config import load_tournament
+    from referee.tournament.config import load_tournament
     from referee.validate import run_validation
 
     plugins = tmp_path / "plugins"

@@ -15,7 +15,7 @@ import pytest
 
 from referee.errors import RulesError
 from referee.game import Event, Record, audience
-from referee.replay import read_replay
+from referee.replay.records import read_replay
 from referee.testing import random_playout
 from referee_presidente.cards import DECK, DECK_WITH_JOKERS, highest, lowest
 from referee_presidente.game import Presidente, PresidenteState, plays

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from referee import ratings
+from referee.tournament import ratings
 
 
 def plackett_luce(rng: random.Random, seats: list[str], strength: dict[str, float]) -> list[int]:

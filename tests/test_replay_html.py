@@ -28,10 +28,10 @@ from referee.describe import describer_of
 from referee.errors import UsageError
 from referee.players import Fault
 from referee.plugins import load_registry
-from referee.replay_html import render_viewer, script_json, viewer_data, write_index, write_viewer
+from referee.replay.html import render_viewer, script_json, viewer_data, write_index, write_viewer
 from referee.testing import random_playout
 from referee.runner import Limits, Seat, run_match
-from referee.verify import load_replay, simulate
+from referee.replay.verify import load_replay, simulate
 
 from misbehaving import Misbehaving
 

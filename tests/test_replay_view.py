@@ -17,10 +17,10 @@ from referee.config import resolve_config
 from referee.describe import describer_of
 from referee.errors import UsageError
 from referee.plugins import load_registry
-from referee.replay_view import build_story, omniscient, render
+from referee.replay.terminal import build_story, omniscient, render
 from referee.runner import Limits, Seat, run_match
 from referee.testing import random_playout
-from referee.verify import load_replay, simulate
+from referee.replay.verify import load_replay, simulate
 
 from misbehaving import Misbehaving
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from referee.reporting import duration, fault_rows, match_line
+from referee.tournament.reporting import duration, fault_rows, match_line
 
 
 def rec(index, seats, ranks, faults=()):

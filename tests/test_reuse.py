@@ -26,17 +26,17 @@ from pathlib import Path
 
 import pytest
 
-from referee import sandbox
+from referee.bots import sandbox
 from referee.errors import ConfigError
 from referee.match import make_players
 from referee.plugins import load_registry
 from referee.runner import Limits, Seat, run_match
-from referee import standings
-from referee.standings import read_journal
-from referee import tournament as tour
-from referee.subprocess_bot import BotPool, SubprocessPlayer
-from referee.tournament import JOURNAL
-from referee.tournament_config import REUSE_MATCHES, load_tournament
+from referee.tournament import standings
+from referee.tournament.standings import read_journal
+from referee.tournament import run as tour
+from referee.bots.player import BotPool, SubprocessPlayer
+from referee.tournament.run import JOURNAL
+from referee.tournament.config import REUSE_MATCHES, load_tournament
 
 from procs import running
 

@@ -1,4 +1,4 @@
-"""SPRT gauntlets (referee/sprt.py): the LLR math, the file's `sprt` key, and whole tournaments
+"""SPRT gauntlets (referee/tournament/sprt.py): the LLR math, the file's `sprt` key, and whole tournaments
 that stop early, with verdicts that depend on the results only (concurrency, kill and resume)."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from referee import sprt
+from referee.tournament import sprt
 from referee.errors import ConfigError
 from referee.plugins import load_registry
-from referee.standings import read_journal
-from referee.tournament_config import load_tournament
+from referee.tournament.standings import read_journal
+from referee.tournament.config import load_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = load_registry()
@@ -340,7 +340,7 @@ def test_the_index_counts_what_the_standings_count(greedy, tmp_path):
     import re
     import shutil
 
-    from referee.replay_html import write_index
+    from referee.replay.html import write_index
 
     _, out, _, _ = greedy
     copy = tmp_path / "copy"

@@ -11,7 +11,7 @@ from dataclasses import asdict
 
 import pytest
 
-from referee import standings as st
+from referee.tournament import standings as st
 from referee.ranking import competition_ranks
 
 STRENGTH = {"ann": 1.0, "bob": 2.0, "cy": 3.0, "dee": 0.6, "eve": 1.4}

@@ -18,9 +18,9 @@ import pytest
 
 from referee.game import EVERYONE, Event, Game, GameState, Option, Outcome, Record
 from referee.players import Fault, Hello, Reply
-from referee.replay import read_replay
+from referee.replay.records import read_replay
 from referee.runner import Limits, Seat, run_match
-from referee.subprocess_bot import SubprocessPlayer, _Overlong
+from referee.bots.player import SubprocessPlayer, _Overlong
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -716,7 +716,7 @@ def test_polling_stops_at_the_deadline(tmp_path):
 
 @pytest.mark.parametrize("cores,at_once,expected", [(2, 1, 200), (1, 1, 0), (2, 2, 0), (8, 4, 200), (8, 5, 0)])
 def test_the_referee_polls_only_with_a_core_to_spare_per_match(monkeypatch, cores, at_once, expected):
-    from referee import limits as limits_mod
+    from referee.bots import limits as limits_mod
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
     assert limits_mod.spin_us(at_once) == expected

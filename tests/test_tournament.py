@@ -15,9 +15,9 @@ import pytest
 
 from referee.errors import ConfigError
 from referee.plugins import load_registry
-from referee.standings import read_journal
-from referee import tournament as tour
-from referee.tournament_config import load_tournament
+from referee.tournament.standings import read_journal
+from referee.tournament import run as tour
+from referee.tournament.config import load_tournament
 
 from procs import running, with_env
 
@@ -104,7 +104,7 @@ def test_schedule_fingerprint_is_the_digest_of_the_whole_schedule_as_json(tmp_pa
     import hashlib
     from dataclasses import asdict
 
-    from referee.tournament import fingerprint
+    from referee.tournament.run import fingerprint
 
     matches = load_tournament(many(tmp_path, seeds=3), REGISTRY).matches()
     blob = json.dumps([asdict(m) for m in matches], sort_keys=True).encode()
@@ -147,6 +147,29 @@ def test_existing_journal_needs_resume(tmp_path):
     assert referee("tournament", str(path), "--out", str(tmp_path / "o")).returncode == 0
     again = referee("tournament", str(path), "--out", str(tmp_path / "o"))
     assert again.returncode == 2 and "--resume" in again.stderr
+
+
+def test_the_cli_reads_the_journal_once_a_run(tmp_path, monkeypatch):
+    """`referee tournament` prepares the run once (the journal read once), and hands it to run()."""
+    from typer.testing import CliRunner
+
+    from referee import cli
+
+    path = many(tmp_path, seeds=1, n=3)
+    out = tmp_path / "o"
+    calls = []
+    prepare = tour.prepare
+    monkeypatch.setattr(tour, "prepare", lambda config, resume: calls.append(resume) or prepare(config, resume))
+    first = CliRunner().invoke(cli.app, ["tournament", str(path), "--out", str(out), "--concurrency", "1"])
+    assert first.exit_code == 0, first.output
+    lines = (out / "journal.jsonl").read_text().splitlines()
+    (out / "journal.jsonl").write_text("\n".join(lines[:3]) + "\n")  # the head and two matches
+    again = CliRunner().invoke(cli.app, ["tournament", str(path), "--out", str(out), "--resume"])
+    assert again.exit_code == 0, again.output
+    assert calls == [False, True]
+    assert "(2 already in the journal)" in again.output
+    with pytest.raises(ValueError, match="claim"):  # a prepared run is only taken under its claim
+        tour.run(load_tournament(path, REGISTRY, out=out), prepared=prepare(load_tournament(path, REGISTRY, out=out), True))
 
 
 def test_concurrency_two_runs_matches_at_once_in_two_processes(tmp_path):
@@ -417,7 +440,7 @@ def test_workers_end_with_a_killed_driver(tmp_path):
 
 def test_an_output_directory_in_use_is_refused(tmp_path):
     """A second run on an output directory another run holds stops at once: one line, exit 2."""
-    from referee.tournament import claim
+    from referee.tournament.run import claim
 
     path = many(tmp_path, seeds=1, n=3)
     out = tmp_path / "o"
@@ -506,8 +529,8 @@ def test_a_match_that_kills_its_worker_twice_ends_the_run_with_one_line(tmp_path
 
 
 def test_output_keeps_only_the_replays_of_matches_with_a_fault_compressed(tmp_path):
-    from referee.replay import read_replay
-    from referee.tournament_config import load_tournament
+    from referee.replay.records import read_replay
+    from referee.tournament.config import load_tournament
 
     path = tmp_path / "t.toml"
     path.write_text(f'name = "t"\nseeds = 3\n[output]\nreplays = "faults"\ncompress = true\n'
@@ -526,7 +549,7 @@ def test_output_keeps_only_the_replays_of_matches_with_a_fault_compressed(tmp_pa
 
 
 def test_replays_of_a_long_schedule_spread_over_folders_of_1000():
-    from referee.tournament_config import Output
+    from referee.tournament.config import Output
 
     assert Output().replay(12, "k") == "replays/k.jsonl"
     assert Output(compress=True, shard=True).replay(12345, "k") == "replays/0012/k.jsonl.gz"

@@ -10,7 +10,7 @@ import pytest
 
 from referee.errors import ConfigError
 from referee.plugins import load_registry
-from referee.tournament_config import LIMIT_MAX, MAX_MATCHES, load_tournament
+from referee.tournament.config import LIMIT_MAX, MAX_MATCHES, load_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = load_registry()
@@ -131,7 +131,7 @@ def test_a_schedule_too_big_is_refused_before_it_is_built(tmp_path):
     'players = 3\nseeds = 2\n', 'players = 3\nduplicate = true\n',
     'players = 4\nschedule = "gauntlet"\nfocus = "e1"\nduplicate = true\nseeds = 3\n'])
 def test_the_counted_schedule_is_the_schedule_built(tmp_path, game):
-    from referee.tournament_config import _count
+    from referee.tournament.config import _count
 
     config = load_tournament(write(tmp_path, many_entrants(6) + '[[games]]\ngame = "maumau"\n' + game), REGISTRY)
     assert _count(config.games[0], "games[0]", {})[0] == len(config.matches())

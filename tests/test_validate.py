@@ -91,7 +91,7 @@ HOSTILE = [
     ("illegal", [], ["illegal"]),
     ("closer", [], ["crash"]),
     ("quitter", [], ["crash"]),
-    ("hog", ["--memory-mb", "200"], ["crash"]),
+    ("hog", ["--memory-mb", "200", "--move-ms", "20000"], ["crash"]),  # the limit, never the clock, ends it
     ("stderrflood", [], ["stderr-flood"]),
     ("escaper", [], ["stray-process"]),
     ("forker", [], ["stray-process"]),

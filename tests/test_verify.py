@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli_replay import TournamentVerifier
+from referee.cli.tournament import TournamentVerifier
 from referee.config import resolve_config
 from referee.errors import UsageError
 from referee.game import Game
@@ -23,7 +23,7 @@ from referee.plugins import load_registry
 from referee.runner import Limits, Seat, run_match
 from referee.testing import random_playout
 from referee.ranking import competition_ranks
-from referee.verify import CannotVerify, load_replay, simulate, verify_file, verify_replay
+from referee.replay.verify import CannotVerify, load_replay, simulate, verify_file, verify_replay
 from referee_strategies.basic import RandomLegal
 
 from misbehaving import Misbehaving
@@ -316,7 +316,7 @@ def test_a_tampered_fallback_or_fault_count_is_caught(tmp_path):
     # another legal action in place of the fallback's choice
     g = REGISTRY.game("maumau")
     rep = load_replay(path)
-    from referee.verify import simulate
+    from referee.replay.verify import simulate
 
     for step in simulate(rep, g):
         if step.index == sum(1 for r in recs[:later] if r["type"] == "move"):

@@ -31,7 +31,7 @@ def candidates(match_id):
     if args.tournament_seed is not None:
         try:
             games()
-            from referee.tournament_config import derive_seed
+            from referee.tournament.config import derive_seed
             seeds = [derive_seed(args.tournament_seed, hello["game"], g, i) for g in range(4) for i in range(20)] + seeds
         except Exception:
             pass

@@ -8,7 +8,6 @@ in its scratch, to signal pid 1 and its parent, and to make a new user namespace
 import ctypes
 import fcntl
 import os
-import signal
 import struct
 import sys
 import tempfile

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from referee.tournament_config import GameEntry, TournamentConfig
+    from referee.tournament.config import GameEntry, TournamentConfig
 
 VARIANCE_FLOOR = 1e-4  # a set score's standard deviation is taken to be at least 0.01
 MIN_SETS = 10  # no verdict before this many duplicate sets

@@ -4,11 +4,11 @@ from its own records): see docs/replays.md."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
-from referee.cli import _console, _errors, _registry, app
+from referee.cli.common import _console, _errors, _registry, app
 
 
 @app.command()
@@ -31,14 +31,14 @@ def replay(
         if index is not None:
             if file is not None or seat is not None or deal is not None or html is not None:
                 raise UsageError("--index DIR takes no replay file and no other option")
-            from referee.replay_html import write_index
+            from referee.replay.html import write_index
 
             path = write_index(index, _registry())
             typer.echo(f"written: {path}")
             return
         if file is None:
             raise UsageError("missing replay file (or --index DIR)")
-        from referee.verify import load_replay
+        from referee.replay.verify import load_replay
 
         rep = load_replay(file)
         registry = _registry()
@@ -48,14 +48,14 @@ def replay(
         if seat is not None and game is None:
             raise UsageError(f"--seat needs the {rep.game!r} game installed (it re-runs the match)")
         if html is not None:
-            from referee.replay_html import write_viewer
+            from referee.replay.html import write_viewer
 
             if deal is not None:
                 raise UsageError("--deal is for the terminal; the HTML viewer holds every deal")
             write_viewer(rep, game, html, seat=seat)
             typer.echo(f"written: {html}")
             return
-        from referee.replay_view import build_story, render
+        from referee.replay.terminal import build_story, render
 
         story = build_story(rep, game, seat)
         render(_console(), story, deal)
@@ -71,7 +71,7 @@ def verify(
     replay has a discrepancy, 2 if a file cannot be verified at all (not a replay, unknown game).
     """
     from referee.errors import PluginError, UsageError
-    from referee.verify import verify_file
+    from referee.replay.verify import verify_file
 
     with _errors():
         registry = _registry()
@@ -95,42 +95,3 @@ def verify(
         raise typer.Exit(1)
     if unusable:
         raise typer.Exit(2)
-
-
-class TournamentVerifier:
-    """`referee tournament --verify`: verify each replay as its match ends, count failures."""
-
-    def __init__(self, out_dir: Path, registry: Any, enabled: bool) -> None:
-        self.out_dir, self.registry, self.enabled = Path(out_dir), registry, enabled
-        self.checked = 0
-        self.failures: list[str] = []
-
-    def check(self, record: dict[str, Any]) -> None:
-        """Verify the replay of one journal record (a no-op when not enabled)."""
-        if not self.enabled or not record.get("replay"):
-            return
-        from referee.errors import UsageError
-        from referee.verify import verify_file
-
-        path = self.out_dir / record["replay"]
-        self.checked += 1
-        try:
-            verdict = verify_file(path, self.registry)
-        except UsageError as exc:
-            self.failures.append(f"{path}: {exc}")
-            return
-        if not verdict.ok:
-            self.failures.append(f"{path}: {verdict.discrepancy}")
-
-    def report(self, console) -> None:
-        """Print how many replays were verified; exit 1 if one failed."""
-        from rich.markup import escape
-
-        if not self.enabled:
-            return
-        console.print(f"verified {self.checked} replays: "
-                      f"{'all OK' if not self.failures else f'{len(self.failures)} failed'}", highlight=False)
-        for failure in self.failures:
-            console.print(f"[red]verify[/red] {escape(failure)}", highlight=False)
-        if self.failures:
-            raise typer.Exit(1)

@@ -25,8 +25,8 @@ Hostile bots (docs/security.md):
 - Every wait is `time_ms` (or `start_ms`) plus `grace_ms`, so transport jitter is not a fault;
   the bot is told `time_ms` only.
 - The bot runs under resource limits (CPU seconds, address space, file size, open files, no core
-  dumps) set by a wrapper command (`referee.limits`), never by a `preexec_fn`; optionally inside
-  the bubblewrap sandbox (`referee.sandbox`).
+  dumps) set by a wrapper command (`referee.bots.limits`), never by a `preexec_fn`; optionally inside
+  the bubblewrap sandbox (`referee.bots.sandbox`).
 - Every process of the bot carries `REFEREE_BOT_ID=<unique id>` in its environment. At `close`
   the referee freezes (SIGSTOP) and then kills (SIGKILL) every live process that is in the bot's
   process group or session, descends from it, or carries its id, repeating the scan until no new
@@ -62,11 +62,11 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from referee import sandbox as _sandbox
+from referee.bots import sandbox as _sandbox
 from referee.game import Action
-from referee.limits import GRACE_MS, ResourceLimits, wrapper
+from referee.bots.limits import GRACE_MS, ResourceLimits, wrapper
 from referee.players import RAW_CAP, Fault, Hello, Player, Reply
-from referee.replay import dumps_line
+from referee.replay.records import dumps_line
 
 STDERR_TAIL_BYTES = 2048  # stderr kept for fault records
 READ_CHUNK = 65536  # bytes per os.read of the bot's stdout or stderr
@@ -271,7 +271,7 @@ class SubprocessPlayer(Player):
         #: called with ("send", line) for every line written and ("recv", line) for every line read
         self.transcript = transcript
         self.grace_ms = grace_ms
-        #: how long to poll for a reply before sleeping until it comes (referee.limits.spin_us)
+        #: how long to poll for a reply before sleeping until it comes (referee.bots.limits.spin_us)
         self.spin_us = spin_us
         #: the OS limits of every process of the bot (None: the referee's own)
         self.resources = resources

@@ -1,7 +1,7 @@
 """Standings from a results journal: counts, points, a batch Plackett-Luce rating with a bootstrap
 95% interval, and head-to-head records per game.
 
-The rating (referee/ratings.py) is one maximum-likelihood fit on the finishing ranks of every match
+The rating (referee/tournament/ratings.py) is one maximum-likelihood fit on the finishing ranks of every match
 at once, on an Elo-like scale (mean 0 over the table's entrants; 400 points apart, the stronger
 finishes ahead of the weaker 10 times as often). It depends only on the multiset of results, never
 on their order: a resumed tournament, or the same results in any order, give identical standings.
@@ -16,7 +16,7 @@ redraw the resamples; sets, ordered by seed, never do).
 
 Tables are sorted by rating, then wins, then name. The overall table rates each entrant across every
 game it played, in one fit: it compares entrants fairly only when they played the same games.
-Head-to-head records: referee/head_to_head.py.
+Head-to-head records: referee/tournament/head_to_head.py.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from referee import head_to_head, ratings
+from referee.tournament import head_to_head, ratings
 
 OVERALL_NOTE = "all games; each entrant rated across every game it played"
 
@@ -240,7 +240,7 @@ def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:
         "overall": [{k: v for k, v in asdict(r).items() if k not in points} for r in standings["overall"]],
         "games": {g: [asdict(r) for r in rows] for g, rows in standings["games"].items()},
         "head_to_head": {g: [asdict(p) for p in pairs] for g, pairs in standings.get("head_to_head", {}).items()},
-        # every entrant's faults by kind (referee.reporting.FaultRow), when the caller added them
+        # every entrant's faults by kind (referee.tournament.reporting.FaultRow), when the caller added them
         "faults": [r.record() for r in standings.get("faults", [])],
     }
 

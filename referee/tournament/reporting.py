@@ -2,7 +2,7 @@
 (like cutechess's "Finished game N"), and a table of every entrant's faults by kind, with the
 first matches they happened in and the logs to read.
 
-Both read journal records only (`referee.tournament.play`'s), so `referee standings` can show
+Both read journal records only (`referee.tournament.run.play`'s), so `referee standings` can show
 the fault table of any journal.
 """
 

@@ -1,9 +1,9 @@
 """`referee replay FILE --html OUT.html`: one self-contained page to step through a match, and
 `write_index(out_dir)`: a tournament's index.html linking every match's viewer and the standings.
 
-The page needs no network: the CSS, the script (referee/replay_viewer.html) and the match data
+The page needs no network: the CSS, the script (referee/replay/viewer.html) and the match data
 (JSON) are inlined, and cards are drawn with CSS and inline SVG. The data is one frame per step
-of the re-simulated match (referee/verify.py): the hands, the cards on the table, the piles,
+of the re-simulated match (referee/replay/verify.py): the hands, the cards on the table, the piles,
 who acts, the story lines of the step (the same words as the terminal view), the scores per deal;
 and the game's pictures from its describer (referee/describe.py: each card's face, the symbols
 and CSS they use, the table's zones), so the page's script knows no game.
@@ -27,8 +27,8 @@ from typing import Any
 from referee.describe import Describer, Names, describer_of
 from referee.errors import UsageError
 from referee.game import Event, Game
-from referee.replay_view import _echoes, action_text, event_text, omniscient, sees
-from referee.verify import CannotVerify, Mismatch, Replay, load_replay, simulate
+from referee.replay.terminal import _echoes, action_text, event_text, omniscient, sees
+from referee.replay.verify import CannotVerify, Mismatch, Replay, load_replay, simulate
 
 _HAND_ZONE = re.compile(r"hand\s*_?(\d+)")
 #: the words of a story line, as the page's script splits it to find the cards in it
@@ -345,7 +345,7 @@ def viewer_data(replay: Replay, game: Game | None, seat: int | None = None) -> d
 
 
 def _template() -> str:
-    return resources.files("referee").joinpath("replay_viewer.html").read_text(encoding="utf-8")
+    return resources.files("referee.replay").joinpath("viewer.html").read_text(encoding="utf-8")
 
 
 # In JSON text these characters occur only inside strings, where a \u escape means the same
@@ -446,11 +446,11 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     with a link to its replay and to its viewer page (written beside the replay, `.html`, when
     missing or older than the replay). Returns the index's path; UsageError without a journal.
 
-    `standings`: the tournament's computed standings (`referee.standings.compute`), if the caller
+    `standings`: the tournament's computed standings (`referee.tournament.standings.compute`), if the caller
     has them already; else they are computed from the journal, as `referee standings` does (an
     SPRT entry's matches beyond its deciding set not counted)."""
-    from referee import sprt
-    from referee import standings as st
+    from referee.tournament import sprt
+    from referee.tournament import standings as st
     from referee.plugins import load_registry
 
     out = Path(out_dir)
@@ -517,7 +517,7 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
 
 def _head_to_head_html(pairs_by_game: dict[str, list[dict[str, Any]]]) -> str:
     """The head-to-head tables of the index, one per game (columns as in standings.json)."""
-    from referee.head_to_head import COLUMNS
+    from referee.tournament.head_to_head import COLUMNS
 
     names = ("entrant", "opponent")
     head = "".join(f'<th class="{"l" if k in names else ""}">{html.escape(k)}</th>' for k in COLUMNS)

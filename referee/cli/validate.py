@@ -10,8 +10,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from referee.cli import _console, _errors, _registry, app
-from referee.limits import MAX_CPU_S, MAX_MEMORY_MB, MAX_MS
+from referee.cli.common import _console, _errors, _registry, app
+from referee.bots.limits import MAX_CPU_S, MAX_MEMORY_MB, MAX_MS
 
 
 @app.command()
@@ -50,7 +50,7 @@ def validate(
     from referee.errors import UsageError
     from referee.match import parse_command
     from referee.runner import Limits
-    from referee.sandbox import SANDBOXES, require
+    from referee.bots.sandbox import SANDBOXES, require
     from referee.validate import battery, references, run_validation, table_sizes
 
     with _errors():

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from referee.cli import _errors, _registry, app
+from referee.cli.common import _errors, _registry, app
 
 
 @app.command()

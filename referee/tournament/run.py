@@ -4,18 +4,18 @@ The driver alone writes the journal (`journal.jsonl` in the output dir): a first
 tournament and a fingerprint of its schedule, then one JSON line per finished match, flushed and
 fsynced, so a killed run loses only the matches in flight. `--resume` skips what the journal holds.
 
-Where matches run is the executor seam's business (referee/executors.py): one task = one match,
+Where matches run is the executor seam's business (referee/tournament/executors.py): one task = one match,
 played by `play_local` (local worker processes) or `play_task` (Dask workers, possibly on other
 machines), which returns the journal record; the driver appends each schedule index only once.
 A local worker killed outright (in plain mode a bot can SIGKILL it) breaks the pool: the matches
 in flight are played again in a new one, unless the killed worker's match (see `InFlight`) had
 already killed one.
 
-A gauntlet with an SPRT (referee/sprt.py) stops early: once the journaled results decide its
+A gauntlet with an SPRT (referee/tournament/sprt.py) stops early: once the journaled results decide its
 test, the driver starts no more of its matches and journals the decision.
 
 Each local worker keeps the bot processes that declared reuse between its matches, in a
-`referee.subprocess_bot.BotPool` (`reuse_pool`, `reuse_keys`; [limits] reuse_matches), and ends
+`referee.bots.player.BotPool` (`reuse_pool`, `reuse_keys`; [limits] reuse_matches), and ends
 them when it exits, whatever ends it.
 """
 
@@ -41,13 +41,17 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from referee import designs, executors, sandbox, sealing, sprt
+from referee import sealing
+
+from referee.tournament import designs, executors, sprt
+
+from referee.bots import sandbox
 from referee.errors import RefereeError, UsageError
-from referee.limits import spin_us
+from referee.bots.limits import spin_us
 from referee.runner import Limits, Seat
-from referee.tournament_config import SHARD_AT, Entrant, MatchSpec, Output, TournamentConfig
+from referee.tournament.config import SHARD_AT, Entrant, MatchSpec, Output, TournamentConfig
 
 JOURNAL = "journal.jsonl"
 SETUP_VERSION = 1  # the journal head's "setup" (sealed deals); journals without it are refused
@@ -155,7 +159,7 @@ def _worker_init(plugins_dir: str | None, driver: int | None = None, in_flight: 
     signal.signal(signal.SIGTERM, _on_term)
     global _in_flight, _pool
     if reuse is not None:
-        from referee.subprocess_bot import BotPool
+        from referee.bots.player import BotPool
 
         _pool = BotPool(*reuse)
         # run when the worker exits (multiprocessing's exit function; atexit is not run there)
@@ -251,7 +255,7 @@ def _guard_prefix() -> list[str]:
 def _guard(players: list[Any]) -> None:
     """Prefix every subprocess bot's command with the parent-death guard (before it starts)."""
     from referee.match import program_exists
-    from referee.subprocess_bot import SubprocessPlayer
+    from referee.bots.player import SubprocessPlayer
 
     prefix = _guard_prefix()
     if not prefix:
@@ -271,7 +275,7 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     parent-death guard (`setpriv --pdeathsig KILL`), so it dies with the worker even when the
     worker is killed without any cleanup. A sandboxed bot sees nothing of `out_dir` (journal,
     deal key, replays, logs) nor of the directories in `hide`. With a `pool`
-    (referee.subprocess_bot.BotPool) a seat may be played by a bot process kept from an earlier
+    (referee.bots.player.BotPool) a seat may be played by a bot process kept from an earlier
     match (`reuse_keys`), which keeps it afterwards if the bot declared reuse.
 
     The replay is written under a temporary name and renamed once the match is over, so no
@@ -349,8 +353,8 @@ def reuse_keys(players: list[Any], chosen: list[Entrant], outputs: Path,
     A sandboxed bot whose own files (working directory, scripts, interpreter) lie inside the
     output directory is never reused: its sandbox hides this match's replay and logs one by one,
     and another match's would be in sight."""
-    from referee.limits import wrapper
-    from referee.subprocess_bot import SubprocessPlayer
+    from referee.bots.limits import wrapper
+    from referee.bots.player import SubprocessPlayer
 
     root = Path(os.path.abspath(outputs))
     keys: list[tuple | None] = []
@@ -485,12 +489,22 @@ def claim(out: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def prepare(config: TournamentConfig, resume: bool) -> tuple[list[MatchSpec], list[dict[str, Any]], dict]:
+class Prepared(NamedTuple):
+    """What `prepare` found: the matches still to play, the records already journaled (schedule
+    order not guaranteed) and the journal's head line."""
+
+    todo: list[MatchSpec]
+    done: list[dict[str, Any]]
+    head: dict[str, Any]
+
+
+def prepare(config: TournamentConfig, resume: bool) -> Prepared:
     """The matches still to play (none of an SPRT game entry the journal's results decided), the
     records already journaled, and the journal's head line.
 
-    Call it holding the output directory (`claim`): no other run then writes the journal."""
-    from referee.standings import read_journal
+    Call it holding the output directory (`claim`): no other run then writes the journal. Pass
+    what it returns to `run` (under the same claim), and the journal is read once."""
+    from referee.tournament.standings import read_journal
 
     matches = config.matches()
     key = sealing.for_directory(config.out)
@@ -526,7 +540,7 @@ def prepare(config: TournamentConfig, resume: bool) -> tuple[list[MatchSpec], li
     gauntlets = sprt.Gauntlets(config)
     for record in done:
         gauntlets.add(record)
-    return [m for m in matches if m.index not in done_idx and not gauntlets.stopped(m.index)], done, head
+    return Prepared([m for m in matches if m.index not in done_idx and not gauntlets.stopped(m.index)], done, head)
 
 
 def _sprt_shown(params: dict[str, float] | None) -> str:
@@ -597,31 +611,37 @@ def run(
     on_start: Callable[[executors.Backend], None] | None = None,
     keep: bool = True,
     on_warning: Callable[[str], None] | None = None,
+    prepared: Prepared | None = None,
 ) -> list[dict[str, Any]]:
     """Play every match not yet journaled; returns every record (old and new) in schedule order.
+
+    `prepared` is what `prepare(config, resume)` returned to a caller holding the output
+    directory (`claim`) since: the journal is then not read again.
 
     With `keep` False nothing is kept in memory (it returns []): results go to the journal and
     `on_result` only, so memory stays flat however long the tournament.
 
-    A game entry with an SPRT (referee/sprt.py) stops once the test decides: no new match of it
+    A game entry with an SPRT (referee/tournament/sprt.py) stops once the test decides: no new match of it
     is started (those not started are cancelled), those in play finish and are journaled, and
     the decision is journaled as an "sprt" record. The records returned include those beyond
     the deciding set: the standings count `sprt.counted(records, decisions)`.
 
-    The matches run on `config.executor` (see referee/executors.py); `on_start` is told which
+    The matches run on `config.executor` (see referee/tournament/executors.py); `on_start` is told which
     backend once it is up. The output directory is held (`claim`) for the whole run: a second
     run on it is refused. `on_warning` is told, in a sentence, when a worker was killed and its
     matches are played again.
     """
+    if prepared is not None and config.out.resolve() not in _claimed:
+        raise ValueError("run(prepared=...) needs the claim under which prepare() ran")
     with claim(config.out):
-        return _run(config, resume, plugins_dir, on_result, on_start, keep, on_warning)
+        return _run(config, prepared or prepare(config, resume), plugins_dir, on_result, on_start, keep, on_warning)
 
 
-def _run(config: TournamentConfig, resume: bool, plugins_dir: str | None,
+def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
          on_result: Callable[[dict[str, Any]], None] | None,
          on_start: Callable[[executors.Backend], None] | None, keep: bool,
          on_warning: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    todo, records, head = prepare(config, resume)
+    todo, records, head = prepared
     executors.require(config.executor, config.scheduler)
     gauntlets = sprt.Gauntlets(config)
     for record in records:

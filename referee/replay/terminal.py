@@ -1,6 +1,6 @@
 """`referee replay FILE`: a match told deal by deal in the terminal.
 
-The match is re-simulated from the replay's own records (referee/verify.py), so the story can
+The match is re-simulated from the replay's own records (referee/replay/verify.py), so the story can
 use the game's own events, told in the game's own words by its describer (referee/describe.py;
 a game without one gets the generic wording): every move with who made it, every event, the
 scores after each deal; faults are highlighted. Two views:
@@ -28,7 +28,7 @@ from rich.text import Text
 from referee.describe import GENERIC, Describer, Names, describer_of, join
 from referee.errors import UsageError
 from referee.game import Event, Game
-from referee.verify import CannotVerify, Mismatch, Replay, simulate
+from referee.replay.verify import CannotVerify, Mismatch, Replay, simulate
 
 # -- moves and events ------------------------------------------------------------------------------
 

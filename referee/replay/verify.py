@@ -10,7 +10,7 @@ with the faults recorded on the moves, and the moves the referee chose itself (t
 policy for a fault or a disqualified seat) must be the policy's.
 
 `simulate` is the one re-simulation loop: `verify` checks a file with it, and the replay
-viewers (referee/replay_view.py, referee/replay_html.py) use its steps to show what happened
+viewers (referee/replay/terminal.py, referee/replay/html.py) use its steps to show what happened
 and what one seat saw (the game's own events and `observe`).
 """
 

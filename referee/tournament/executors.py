@@ -1,6 +1,6 @@
 """Where a tournament's matches run: the executor seam.
 
-The tournament driver (referee/tournament.py) hands one task per match to a `Backend`, which wraps
+The tournament driver (referee/tournament/run.py) hands one task per match to a `Backend`, which wraps
 a `concurrent.futures.Executor` and tells the driver what it needs to know about where tasks run:
 
 - `local`: the default worker processes, a `ProcessPoolExecutor` (forkserver) whose initializer
@@ -12,7 +12,7 @@ a `concurrent.futures.Executor` and tells the driver what it needs to know about
   processes, one thread each). Tasks are retried on failure (`retries=RETRIES`) and rescheduled
   when their worker dies (the scheduler's `allowed-failures`); workers return the replay with the
   record unless the output directory is shared storage (`shared_out`); the bots of a match get a
-  parent-death guard (`referee.tournament.play_task`), since a dask worker can die mid-match.
+  parent-death guard (`referee.tournament.run.play_task`), since a dask worker can die mid-match.
 
 Dask is an optional extra: nothing here imports it at module level, and asking for it without it
 installed is a one-line usage error naming what to install.

@@ -14,16 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee import designs
+from referee.tournament import designs
 from referee.config import resolve_config, shown
 from referee.errors import ConfigError, UsageError
-from referee.executors import EXECUTORS
-from referee.limits import LIMIT_MAX, MAX_CONCURRENCY  # the caps of [limits], shared with the CLI
+from referee.tournament.executors import EXECUTORS
+from referee.bots.limits import LIMIT_MAX, MAX_CONCURRENCY  # the caps of [limits], shared with the CLI
 from referee.plugins import Registry
-from referee.sprt import MIN_SETS, Sprt
+from referee.tournament.sprt import MIN_SETS, Sprt
 
 SCHEDULES = ("round-robin", "gauntlet")
-_SEATING = " or ".join(repr(d) for d in designs.DESIGNS)  # what a `seating` key may be (referee/designs.py)
+_SEATING = " or ".join(repr(d) for d in designs.DESIGNS)  # what a `seating` key may be (referee/tournament/designs.py)
 
 # The most matches a tournament may schedule: `matches()` holds the whole schedule in memory.
 MAX_MATCHES = 1_000_000
@@ -52,8 +52,8 @@ class Entrant:
 @dataclass(frozen=True)
 class GameEntry:
     """One game of the tournament: its config, table size, schedule and seeds, with `duplicate`
-    the seating design each seed is played under (referee/designs.py), and for a gauntlet the
-    SPRT that may stop it early (referee/sprt.py; `seeds` is then the most it plays)."""
+    the seating design each seed is played under (referee/tournament/designs.py), and for a gauntlet the
+    SPRT that may stop it early (referee/tournament/sprt.py; `seeds` is then the most it plays)."""
 
     game: str
     config: dict[str, Any]
@@ -113,7 +113,7 @@ class TournamentConfig:
     max_faults: int
     concurrency: int
     out: Path
-    executor: str = "local"  # where matches run: "local" or "dask" (referee/executors.py)
+    executor: str = "local"  # where matches run: "local" or "dask" (referee/tournament/executors.py)
     scheduler: str | None = None  # the dask scheduler's address; None: a LocalCluster
     shared_out: bool = False  # dask workers see `out` (shared storage) and write replays there
     bot_limits: dict[str, Any] = field(default_factory=dict)  # [limits] for hostile bots (docs/security.md)
@@ -377,7 +377,7 @@ def _output(r: _Reader, data: dict) -> Output:
 
 
 def _sprt(r: _Reader, g: dict, where: str, schedule: str, seeds: int) -> Sprt | None:
-    """A game entry's `sprt = { elo0, elo1, alpha, beta }` (referee/sprt.py), or None without one:
+    """A game entry's `sprt = { elo0, elo1, alpha, beta }` (referee/tournament/sprt.py), or None without one:
     a gauntlet's only, elo1 above elo0, alpha and beta between 0 and 0.5, MIN_SETS seeds or more."""
     raw = r.get(g, "sprt", where, dict, default=None, expected="a table { elo0, elo1, alpha, beta }")
     if raw is None:

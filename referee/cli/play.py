@@ -1,0 +1,168 @@
+"""`referee play`: one match, its replay and its bots' logs, and a report in the game's words."""
+
+from __future__ import annotations
+
+import random
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from referee.bots.limits import MAX_FAULT_COUNT, MAX_MS
+from referee.cli.common import _console, _errors, _plugin_manager, app
+
+
+@app.command()
+def play(
+    game: Annotated[str, typer.Argument(help="The game to play (see `referee games`).")],
+    player: Annotated[
+        list[str],
+        typer.Option(
+            "--player", "-p",
+            metavar="SPEC",
+            help="A seat, in seat order: a strategy name (see `referee strategies`), `human` (you, at this terminal) or a command line "
+            "run as a subprocess bot. Repeat once per seat.",
+        ),
+    ],
+    seed: Annotated[Optional[int], typer.Option(help="The match seed (default: a random one, printed).")] = None,
+    set_: Annotated[
+        list[str], typer.Option("--set", metavar="KEY=VALUE", help="A game option, KEY=VALUE (see `referee rules GAME`). Repeatable.")
+    ] = [],
+    move_ms: Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time limit per decision, in ms.")] = 1000,
+    start_ms: Annotated[int, typer.Option(min=1, max=MAX_MS,
+                                          help="Time limit for a bot to answer hello, in ms.")] = 5000,
+    max_faults: Annotated[int, typer.Option(min=1, max=MAX_FAULT_COUNT,
+                                            help="Faults before a bot is disqualified.")] = 1,
+    out: Annotated[
+        Optional[Path], typer.Option(help="Replay file to write (default: matches/<match id>.jsonl).")
+    ] = None,
+    log_protocol: Annotated[
+        Optional[Path], typer.Option(help="Write every line exchanged with the external bots to this file "
+                                     "('<seat> > line' sent, '<seat> < line' received).")
+    ] = None,
+    sandbox: Annotated[
+        str, typer.Option(metavar="none|bwrap", help="Run external bots in the bubblewrap sandbox (no network, "
+                          "nothing of this machine but its system files and the bot's own, no capability, "
+                          "own PID namespace; see docs/security.md). Without it a warning is printed.")
+    ] = "none",
+) -> None:
+    """Play one match and print the result; writes the replay and the bots' stderr logs.
+
+    The deal is sealed by a secret key (REFEREE_DEAL_KEY, else a fresh one): pin the key to
+    repeat a seed exactly (see docs/security.md)."""
+    from referee.config import parse_assignments, resolve_config
+    from referee.errors import UsageError
+    from referee.match import seat_names
+    from referee import sealing
+    from referee.plugins import build_registry
+    from referee.runner import Limits, match_id
+    from referee.bots.sandbox import UNSANDBOXED, require
+
+    with _errors():
+        pm = _plugin_manager()
+        registry = build_registry(pm)
+        g = registry.game(game)
+        config = resolve_config(g, parse_assignments(set_), len(player))
+        seats = seat_names(player, registry)
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**31)
+        if sandbox not in ("none", "bwrap"):
+            raise UsageError(f"--sandbox must be none or bwrap, got {sandbox!r}")
+        commands = any(s.kind == "command" for s in seats)
+        if commands:
+            require(sandbox)
+        limits = Limits(move_ms=move_ms, start_ms=start_ms, max_faults=max_faults, sandbox=sandbox)
+        key = sealing.for_run()
+        mid = match_id(g.name, config, seed, [s.spec for s in seats], key)
+        replay = out if out is not None else Path("matches") / f"{mid}.jsonl"
+        if replay.exists() and replay.is_dir():
+            raise UsageError(f"--out {str(replay)!r} is a directory")
+        try:
+            replay.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise UsageError(f"cannot write the replay {str(replay)!r}: {str(replay.parent)!r} is not a "
+                             "directory") from None
+        except OSError as exc:
+            raise UsageError(f"cannot write the replay {str(replay)!r}: {exc.strerror or exc}") from None
+        # the bots' logs: <replay stem>.seat<N>.log ("m.2024-01-01.jsonl.gz" -> "m.2024-01-01")
+        stem = Path(replay.name.removesuffix(".gz")).stem or replay.name
+        if commands and sandbox == "none":
+            typer.echo(f"warning: {UNSANDBOXED}", err=True)
+        try:
+            result = _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key)
+        except OSError as exc:  # the replay or the protocol log cannot be written (a full disk...)
+            raise UsageError(f"cannot write {exc.filename or str(replay)!r}: {exc.strerror or exc}") from None
+        except KeyboardInterrupt:  # the bots are gone (run_match closes them); the replay is cut short
+            typer.echo(f"interrupted: {replay} holds the moves played so far, without a result", err=True)
+            raise typer.Exit(130) from None
+        console = _console()
+        _print_result(console, result, g)
+        console.print(f"replay: {replay}", highlight=False, markup=False)
+        if log_protocol is not None:
+            console.print(f"protocol log: {log_protocol}", highlight=False, markup=False)
+
+
+def _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key):
+    """`play`'s match: the players made, the protocol log open for its length; a sandboxed bot
+    sees none of the outputs (the replay, the logs, the protocol log), wherever they are."""
+    from referee.errors import UsageError
+    from referee.match import make_players
+    from referee.runner import run_match
+
+    with ExitStack() as stack:
+        transcript = None
+        if log_protocol is not None:
+            try:
+                transcript = stack.enter_context(open(log_protocol, "w", encoding="utf-8"))
+            except OSError as exc:
+                raise UsageError(f"cannot write --log-protocol file: {exc}") from None
+        hide = [replay.parent, replay] + ([log_protocol] if log_protocol is not None else [])
+        players = make_players(g, config, seed, seats, registry, limits, replay.parent, stem, protocol_log=transcript,
+                               key=key, hide=hide)
+        _console().print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False)
+        return run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook, key=key)
+
+
+def _print_result(console, result, game=None) -> None:
+    """`play`'s report: a row per deal in the game's words (its describer's), then the result."""
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+
+    from referee.describe import describer_of
+
+    if result.deals:
+        describer = describer_of(game)
+        players = len(result.header["players"])
+        deals = Table(title="Deals")
+        deals.add_column("deal", justify="right")
+        for p in result.header["players"]:
+            deals.add_column(Text(p["name"]), justify="right")
+        for d in result.deals:
+            label, cells = describer.deal_summary(d, players)  # text, never markup (but highlighted)
+            deals.add_row(escape(label), *[escape(cell) for cell in cells])
+        console.print(deals)
+    res = result.result
+    table = Table(title="Result")
+    for col in ("seat", "player", "kind", "score", "rank", "faults"):
+        table.add_column(col, overflow="fold")
+    for i, p in enumerate(result.header["players"]):
+        faults = str(res["faults"][i]) + (" (disqualified)" if i in res["disqualified"] else "")
+        table.add_row(str(i), Text(p["name"]), p["kind"], str(res["scores"][i]), str(res["ranks"][i]), faults)
+    console.print(table)
+    folder = result.replay.parent if result.replay is not None else None
+    for f in result.faults:  # a bot's text is never read as markup ("[/]" would stop the CLI)
+        console.print(
+            f"[red]fault[/red] seat {f.seat} deal {f.deal}{f', act {f.act}' if f.act else ''}: {escape(f.kind)}: "
+            f"{escape(f.detail)}" + (f" (raw: {escape(repr(f.raw[:80]))})" if f.raw else ""),
+            highlight=False,
+        )
+        if f.legal:
+            console.print(f"  legal: {f.legal}", highlight=False, markup=False)
+        if f.hint:
+            console.print(f"  fix: {f.hint}", highlight=False, markup=False)
+        log = folder / f.log if folder is not None and f.log else None
+        if log is not None and log.is_file() and log.stat().st_size:
+            console.print(f"  its stderr: {log}", highlight=False, markup=False)
+

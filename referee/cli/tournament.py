@@ -1,0 +1,282 @@
+"""`referee tournament` and `referee standings`: a run with its live display, and the standings
+files (computed once: the index uses them too)."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack, nullcontext
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from referee.bots.limits import MAX_CONCURRENCY
+from referee.cli.common import _console, _errors, _registry, _state, app
+
+
+@app.command()
+def tournament(
+    file: Annotated[Path, typer.Argument(help="The tournament file (see docs/tournaments.md).")] = Path(
+        "tournament.toml"
+    ),
+    concurrency: Annotated[
+        Optional[int], typer.Option(min=0, max=MAX_CONCURRENCY, help="Matches played at once, each in its own "
+                                    "process; 0: one per core (default: the file's, else one per core).")
+    ] = None,
+    resume: Annotated[bool, typer.Option(help="Continue an interrupted run: skip what the journal holds.")] = False,
+    out: Annotated[Optional[Path], typer.Option(help="Output directory (default: the file's `out`).")] = None,
+    executor: Annotated[
+        Optional[str], typer.Option(metavar="local|dask", help="Where matches run: local worker processes, or a "
+                                    "Dask cluster (needs the dask extra: pip install -e '.[dask]' in the checkout; "
+                                    "see docs/distributed.md).")
+    ] = None,
+    scheduler: Annotated[
+        Optional[str], typer.Option(metavar="ADDRESS", help="The Dask scheduler, like tcp://HOST:8786 (default: "
+                                    "$DASK_SCHEDULER_ADDRESS, the file's, else a local Dask cluster).")
+    ] = None,
+    shared_out: Annotated[
+        bool, typer.Option("--shared-out", help="The output directory is shared storage every Dask worker "
+                           "sees: workers write the replays there themselves.")
+    ] = False,
+    verify: Annotated[
+        bool, typer.Option("--verify", help="Verify each replay as its match ends (see `referee verify`); "
+                           "exit 1 if one fails.")
+    ] = False,
+) -> None:
+    """Run a tournament: every scheduled match, a crash-safe journal, standings at the end."""
+    import time as _time
+
+    from rich.console import Group
+    from rich.live import Live
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.text import Text
+
+    from referee.tournament import sprt
+    from referee.tournament import standings as st
+    from referee.tournament import run as tour
+    from referee.tournament.reporting import match_line
+    from referee.tournament.config import load_tournament
+
+    with _errors(), ExitStack() as stack:
+        registry = _registry()
+        config = load_tournament(file, registry, out=out, concurrency=concurrency, executor=executor,
+                                 scheduler=scheduler, shared_out=True if shared_out else None)
+        from referee.tournament.executors import require
+
+        require(config.executor, config.scheduler)
+        stack.enter_context(tour.claim(config.out))  # no other run on this output directory
+        prepared = tour.prepare(config, resume)  # the journal read once: run() is given it
+        done = prepared.done
+        # an SPRT entry (referee/tournament/sprt.py) may stop early: the total is what is left to play of it
+        gauntlets = sprt.Gauntlets(config)
+        for record in done:
+            gauntlets.add(record)
+        scheduled = sum(len(span) for span in config.spans())
+        total = scheduled - gauntlets.unplayed()
+        console = _console()
+        where = f"{config.concurrency} at once" if config.executor == "local" else "on dask"
+        console.print(f"{config.name}: {total} matches{' at most' if gauntlets else ''} ({len(done)} already "
+                      f"in the journal), {where}, output in {config.out}", highlight=False, markup=False)
+        playing = {name for g in config.games for name in g.entrants}
+        if config.bot_limits.get("sandbox", "none") == "none" and any(
+                config.entrants[name].command for name in playing):
+            from referee.bots.sandbox import UNSANDBOXED
+
+            advice = UNSANDBOXED.replace("--sandbox bwrap", 'sandbox = "bwrap" in [limits]')
+            typer.echo(f"warning: {advice}", err=True)
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("faults: {task.fields[faults]}"), TimeRemainingColumn(),
+                            console=console)
+        task = progress.add_task("matches", total=total, completed=len(done),
+                                 faults=sum(sum(r["faults"]) for r in done))
+        # The live top is tallied as matches finish (memory grows with the entrants, not the
+        # matches); the final standings are computed from the journal, in schedule order.
+        live_tally = st.Tally(points=False)
+        for record in done:
+            live_tally.add(record)
+        finished = {"count": len(done), "at": 0.0, "total": total, "shown": len(done), "resumed": len(done),
+                    "since": _time.monotonic()}
+        verifier = TournamentVerifier(config.out, registry, verify)
+
+        def view():
+            tests = [Text(g.status()) for g in gauntlets]
+            if not finished["count"]:
+                return Group(progress, *tests)
+            top = live_tally.table()
+            return Group(progress, *tests, st.rich_table(top, "Top of the standings", limit=5, points=False))
+
+        # In a terminal a live bar and the top of the standings; elsewhere (a log, CI, nohup) a
+        # plain line now and then, since a live display is drawn there only at the end.
+        interactive = console.is_terminal
+        every = max(1, total // 20)
+        with Live(view(), console=console, refresh_per_second=4, transient=False) if interactive \
+                else nullcontext() as live:
+
+            def on_result(record):
+                verifier.check(record)
+                live_tally.add(record)
+                decided = gauntlets.add(record)
+                finished["count"] += 1
+                total = finished["total"] = scheduled - gauntlets.unplayed()
+                progress.update(task, advance=1, total=total,
+                                faults=progress.tasks[0].fields["faults"] + sum(record["faults"]))
+                now = _time.monotonic()
+                count = finished["count"]
+                # a line per finished match (like cutechess's), above the live display on a terminal
+                played = count - finished["resumed"]
+                eta = (now - finished["since"]) / played * (total - count) if played and total > count else None
+                line = match_line(record, count, total, eta)
+                (live.console if interactive else console).print(line, highlight=False, markup=False,
+                                                                 soft_wrap=True)
+                if interactive:
+                    if now - finished["at"] > 0.5 or count == total or decided:
+                        finished["at"] = now
+                        live.update(view())
+                # (once an SPRT entry decided, count == total at each of its matches still in play:
+                # the last line comes once the run ends)
+                elif count % every == 0 or count == total and not gauntlets.unplayed() or now - finished["at"] > 30:
+                    plain_line()
+                elif decided:
+                    console.print(gauntlets.of(record["index"]).status(), highlight=False, markup=False)
+
+            def plain_line():
+                finished["at"], finished["shown"] = _time.monotonic(), finished["count"]
+                console.print(f"{finished['count']} of {finished['total']} matches played, "
+                              f"{progress.tasks[0].fields['faults']} faults", highlight=False)
+                for g in gauntlets:
+                    console.print(g.status(), highlight=False, markup=False)
+
+            def on_start(backend):
+                if backend.kind != "local":
+                    console.print(f"matches run on {backend.description}", highlight=False, markup=False)
+
+            try:
+                tour.run(config, resume=resume, plugins_dir=_state["plugins_dir"], on_result=on_result,
+                         on_start=on_start, keep=False, prepared=prepared,
+                         on_warning=lambda text: console.print(f"warning: {text}", highlight=False, markup=False,
+                                                              soft_wrap=True))
+            except KeyboardInterrupt:
+                if interactive:
+                    live.stop()
+                typer.echo(f"interrupted: {finished['count']} of {finished['total']} matches are in the journal; "
+                           "run again with --resume to finish", err=True)
+                raise typer.Exit(130) from None
+            if not interactive and finished["shown"] != finished["count"]:
+                plain_line()
+        _, records = st.read_journal(config.out / tour.JOURNAL)
+        # the matches of an SPRT entry beyond its deciding set are not counted (timing chose them)
+        records = sprt.counted(records, sprt.read_decisions(config.out / tour.JOURNAL))
+        table = _show_standings(console, records, config.out, config.name)
+        for g in gauntlets:
+            for line in g.summary():
+                console.print(line, highlight=False, markup=False)
+        from referee.replay.html import write_index
+
+        console.print(f"index: {write_index(config.out, registry, table)}", highlight=False, markup=False)
+        verifier.report(console)
+
+
+@app.command()
+def standings(
+    journal: Annotated[Path, typer.Argument(help="A tournament's journal.jsonl.")],
+    out: Annotated[Optional[Path], typer.Option(help="Where to write the standings files "
+                                                "(default: beside the journal).")] = None,
+) -> None:
+    """Recompute a tournament's standings from its journal alone, and write the standings files."""
+    from referee.tournament import standings as st
+    from referee.errors import UsageError
+
+    with _errors():
+        if not journal.is_file():
+            raise UsageError(f"journal {str(journal)!r} " + ("is a directory (give its journal.jsonl)"
+                                                            if journal.is_dir() else "does not exist"))
+        head, records = st.read_journal(journal)
+        if not records:
+            raise UsageError(f"{journal} holds no finished match")
+        from referee.tournament import sprt
+
+        records = sprt.counted(records, sprt.read_decisions(journal))  # as `referee tournament` counts them
+        _show_standings(_console(), records, out or journal.parent, head.get("name", "") if head else "")
+
+
+def _show_standings(console, records, out_dir: Path, name: str) -> dict:
+    """Print the standings of `records` and write the standings files; returns them (computed once:
+    the index uses them too)."""
+    from referee.tournament import head_to_head
+    from referee.tournament import standings as st
+
+    table = st.compute(records)
+    console.print(st.rich_table(table["overall"], f"Standings: {name} ({st.OVERALL_NOTE})", points=False))
+    for game, rows in table["games"].items():
+        console.print(st.rich_table(rows, f"{game}"))
+    for game, pairs in table["head_to_head"].items():
+        order = [r.entrant for r in table["games"][game]]
+        console.print(head_to_head.rich_table(pairs, f"{game}: head to head", order))
+    from referee.tournament.reporting import fault_rows, rich_fault_table
+
+    faults = fault_rows(records)
+    shown = rich_fault_table(faults)
+    if shown is not None:
+        console.print(shown)
+    table["faults"] = faults
+    notes = _score_notes(table["games"])
+    try:
+        paths = st.write_all(table, out_dir, name, notes)
+    except OSError as exc:
+        from referee.errors import UsageError
+
+        raise UsageError(f"cannot write the standings into {str(out_dir)!r}: {exc.strerror or exc}") from None
+    console.print("written: " + ", ".join(str(p) for p in paths), highlight=False, markup=False)
+    return table
+
+
+def _score_notes(games) -> list[str]:
+    """What the points of these games are, where their describers say ("<title>: <what>")."""
+    from referee.describe import describer_of
+
+    registry = _registry()
+    notes = []
+    for name in games:
+        game = registry.games.get(name)
+        note = describer_of(game).score_note() if game is not None else None
+        if note:
+            notes.append(f"{game.title}: {note}")
+    return notes
+
+
+class TournamentVerifier:
+    """`referee tournament --verify`: verify each replay as its match ends, count failures."""
+
+    def __init__(self, out_dir: Path, registry: Any, enabled: bool) -> None:
+        self.out_dir, self.registry, self.enabled = Path(out_dir), registry, enabled
+        self.checked = 0
+        self.failures: list[str] = []
+
+    def check(self, record: dict[str, Any]) -> None:
+        """Verify the replay of one journal record (a no-op when not enabled)."""
+        if not self.enabled or not record.get("replay"):
+            return
+        from referee.errors import UsageError
+        from referee.replay.verify import verify_file
+
+        path = self.out_dir / record["replay"]
+        self.checked += 1
+        try:
+            verdict = verify_file(path, self.registry)
+        except UsageError as exc:
+            self.failures.append(f"{path}: {exc}")
+            return
+        if not verdict.ok:
+            self.failures.append(f"{path}: {verdict.discrepancy}")
+
+    def report(self, console) -> None:
+        """Print how many replays were verified; exit 1 if one failed."""
+        from rich.markup import escape
+
+        if not self.enabled:
+            return
+        console.print(f"verified {self.checked} replays: "
+                      f"{'all OK' if not self.failures else f'{len(self.failures)} failed'}", highlight=False)
+        for failure in self.failures:
+            console.print(f"[red]verify[/red] {escape(failure)}", highlight=False)
+        if self.failures:
+            raise typer.Exit(1)
