@@ -247,3 +247,16 @@ def test_replay_command_renders_gzip_and_errors_are_one_line(tmp_path):
         proc = referee("replay", *args)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert proc.stderr.count("\n") == 1 and message in proc.stderr, (args, proc.stderr)
+
+
+def test_config_is_written_as_toml_values(tmp_path):
+    # issue 18: the terminal replay printed Python reprs (`sevens=True, deck=standard`); it writes
+    # the options as a tournament file does: `sevens = true`, strings quoted
+    path = play(tmp_path, "maumau", 1, config={"sevens": False, "deck": "skat32"})
+    line = next(line for line in text_of(path).splitlines() if line.startswith("config: "))
+    assert "sevens = false" in line and 'deck = "skat32"' in line and "hand_size = 5" in line
+    assert "True" not in line and "False" not in line and "=False" not in line
+    from referee.replay.terminal import config_text
+
+    assert config_text({}) == "defaults"
+    assert config_text({"a b": "x\"y", "n": [1, True]}) == '"a b" = "x\\"y", n = [1, true]'

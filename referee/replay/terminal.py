@@ -17,6 +17,8 @@ view goes on from the raw records with a warning; a seat's view stops there.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,10 +27,13 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from referee.config import shown
 from referee.describe import GENERIC, Describer, Names, describer_of, join
 from referee.errors import UsageError
 from referee.game import Event, Game
 from referee.replay.verify import CannotVerify, Mismatch, Replay, simulate
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")  # a TOML key that needs no quotes
 
 # -- moves and events ------------------------------------------------------------------------------
 
@@ -140,6 +145,15 @@ def _deal_intro(record: dict[str, Any], hands: list[list[str]] | None, names: Na
     return intro
 
 
+def config_text(config: Any) -> str:
+    """A match's config as TOML writes it (`sevens = true, variant = "short"`), "defaults" when
+    empty: the way the options are written in a tournament file and read back by `--set`."""
+    if not isinstance(config, dict) or not config:
+        return "defaults"
+    return ", ".join(f"{k if _BARE_KEY.fullmatch(str(k)) else json.dumps(str(k), ensure_ascii=False)} = {shown(v)}"
+                     for k, v in config.items())
+
+
 def build_story(replay: Replay, game: Game | None, seat: int | None = None) -> Story:
     """Tell a replay: the whole match (seat None) or what one seat saw (needs `game`)."""
     header = replay.header
@@ -153,8 +167,7 @@ def build_story(replay: Replay, game: Game | None, seat: int | None = None) -> S
     else:
         title.append(f" · match {header.get('match', '?')} · as seen by ", style="")
         title.append(names(seat))
-    config = header.get("config") or {}
-    head.append(Text("config: " + (", ".join(f"{k}={v}" for k, v in config.items()) or "defaults"), style="dim"))
+    head.append(Text("config: " + config_text(header.get("config")), style="dim"))
     players = Table(show_header=False, box=None, pad_edge=False)
     for p_seat, p in enumerate(header.get("players") or []):
         extra = f"{p.get('kind', '')}: {p.get('spec', '')}" if seat is None and isinstance(p, dict) else ""
