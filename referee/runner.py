@@ -4,7 +4,6 @@ fault policy of the protocol, and writes the replay as it goes."""
 from __future__ import annotations
 
 import json
-import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any, Protocol
 
 from referee import PROTOCOL_VERSION, __version__, sealing
 from referee.errors import PluginError
+from referee.fault_policy import FaultPolicy
 from referee.faults import hint, legal_summary
 from referee.game import (EVERYONE, Event, Game, GameState, Record, audience, outcome_error, plugin_label,
                           record_error)
@@ -175,10 +175,9 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
     if limits.fallback == "random":
         header["limits"]["fallback_seed"] = fallback_seed
     writer = ReplayWriter(replay) if replay is not None else _Null()
-    faults = [0] * n
+    policy = FaultPolicy(n, limits.max_faults, limits.fallback, fallback_seed)  # the one `verify` replays
+    faults, disqualified, fallback = policy.count, policy.disqualified, policy.fallback
     fault_log: list[FaultEntry] = []
-    disqualified: set[int] = set()
-    fallback_rng = random.Random(f"fallback/{fallback_seed}")
     names = [s.name for s in seats]
     move_ms = [s.move_ms or limits.move_ms for s in seats]
     left_ms = [float(limits.total_ms)] * n  # each seat's total time budget left (total_ms > 0)
@@ -187,20 +186,15 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
     decisions = 0
     deals: list[dict[str, Any]] = []
 
-    def disqualify(seat: int) -> None:
-        disqualified.add(seat)
-        players[seat].close()
-
     def fault(seat: int, deal: int, f: Fault, act: int | None = None, legal: list | None = None) -> None:
-        faults[seat] += 1
         player = players[seat]
         log = getattr(player, "log_path", None)
         fault_log.append(FaultEntry(seat, deal, f.kind, f.detail, f.raw[:200], f.stderr_tail, act,
                                     legal_summary(legal) if legal is not None else "",
                                     hint(f.kind, f.detail, f.raw, getattr(player, "stats", {}).get("stale", 0)),
                                     Path(log).name if log is not None else None))
-        if f.kind == "crash" or faults[seat] >= limits.max_faults:
-            disqualify(seat)
+        if policy.fault(seat, f.kind):
+            player.close()
 
     # Events only go to seats whose player listens (an in-process strategy that keeps the base
     # no-op `event` does not), so with no listener and no monitor no event message is even built.
@@ -267,11 +261,11 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
             move_fault: Fault | None = None
             ms = 0.0
             if seat in disqualified:
-                action = _fallback(legal, limits, fallback_rng)
+                action = fallback(legal)
             elif total_ms and left_ms[seat] < 1:
                 move_fault = Fault("timeout", f"total time budget of {limits.total_ms} ms used up")
                 fault(seat, state.deal, move_fault)
-                action = _fallback(legal, limits, fallback_rng)
+                action = fallback(legal)
             else:
                 obs = observe(seat)
                 act_id += 1
@@ -300,7 +294,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                     action, move_fault = _resolve(state, legal, reply)
                 if move_fault is not None:
                     fault(seat, state.deal, move_fault, act_id, legal)
-                    action = _fallback(legal, limits, fallback_rng)
+                    action = fallback(legal)
             deal = state.deal
             if on_applying is not None:
                 on_applying(state, seat, action)
@@ -340,12 +334,6 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                            deals)
     finally:
         writer.close()  # writes what was played, also before an error or Ctrl-C
-
-
-def _fallback(legal, limits: Limits, rng: random.Random):
-    if limits.fallback == "random":
-        return legal[rng.randrange(len(legal))]
-    return legal[0]
 
 
 def _resolve(state: GameState, legal, reply: Reply):

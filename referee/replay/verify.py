@@ -19,14 +19,14 @@ from __future__ import annotations
 import copy
 import gzip
 import json
-import random
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from referee.errors import ConfigError, PluginError, RefereeError, RulesError, UsageError
+from referee.fault_policy import FaultPolicy
 from referee.game import (Event, Game, GameState, Record, audience, json_equal, outcome_error, plugin_label,
                           record_error)
 from referee.ranking import competition_ranks
@@ -175,38 +175,6 @@ class Step:
         return [o for o in self.outputs if type(o) is dict]
 
 
-@dataclass
-class _Faults:
-    """The runner's fault policy replayed: who is disqualified, which moves are fallbacks."""
-
-    n: int
-    limits: dict[str, Any]
-    seed: Any
-    count: list[int] = field(default_factory=list)
-    disqualified: set[int] = field(default_factory=set)
-
-    def __post_init__(self) -> None:
-        self.count = [0] * self.n
-        self.max_faults = self.limits.get("max_faults")
-        self.policy = self.limits.get("fallback")
-        # Sealed replays name the fallback's own seed; older ones seeded it from the match seed.
-        seed = self.limits.get("fallback_seed", self.seed)
-        self.rng = random.Random(f"fallback/{seed}") if self.policy == "random" else None
-
-    def fault(self, seat: int, kind: str) -> None:
-        self.count[seat] += 1
-        if kind == "crash" or (isinstance(self.max_faults, int) and self.count[seat] >= self.max_faults):
-            self.disqualified.add(seat)
-
-    def fallback(self, legal: list[dict[str, Any]]) -> dict[str, Any] | None:
-        """The action the fallback policy picks (None when the policy is unknown)."""
-        if self.policy == "first":
-            return legal[0]
-        if self.rng is not None:
-            return legal[self.rng.randrange(len(legal))]
-        return None
-
-
 #: JSON equality: numbers by value (2 == 2.0) but booleans are not numbers
 same = json_equal
 
@@ -272,8 +240,7 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
     except RulesError as exc:
         raise mismatch(f"impossible deal record: {exc}", deal=1, line=_line_of(records, lines, "deal")) from None
 
-    limits = header.get("limits") if isinstance(header.get("limits"), dict) else {}
-    faults = _Faults(n, limits, header.get("seed"))
+    faults = FaultPolicy.of_header(n, header)  # the runner's own policy, replayed
     for seat, kind in _start_faults(replay.result, records, n):
         faults.fault(seat, kind)
 
@@ -349,7 +316,7 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
             expected = faults.fallback(legal)
             if expected is not None and not same(expected, action):
                 why = "a fault" if fault is not None else f"seat {seat} is disqualified"
-                raise mismatch(f"after {why} the fallback policy ({faults.policy}) plays {_short(expected)}, "
+                raise mismatch(f"after {why} the fallback policy ({faults.fallback_name}) plays {_short(expected)}, "
                                f"not {_short(action)}", deal, number, line)
             if fault is not None and seat in faults.disqualified:
                 raise mismatch(f"a fault recorded for seat {seat}, which was already disqualified",
@@ -474,7 +441,7 @@ def _fault_log_error(log: list[Any], records, n: int) -> str | None:
     return None
 
 
-def _check_result(result, line, state: GameState, faults: _Faults, n: int, records) -> None:
+def _check_result(result, line, state: GameState, faults: FaultPolicy, n: int, records) -> None:
     """The result record against the game's outcome, C-5 ranks and the recorded faults."""
 
     def mismatch(message: str):
