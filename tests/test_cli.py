@@ -59,6 +59,7 @@ def test_rules_lists_every_option_with_its_default():
         (["play", "presidente"] + ["-p", "random"] * 5, "4 players, got 5"),
         (["play", "mayor"] + ["-p", "random"] * 3, "4 players, got 3"),
         (["play", "presidente"] + ["-p", "maumau-greedy"] * 4, "plays only maumau"),
+        (["play", "maumau", "-p", "human", "-p", "random", "--json", "-"], "which a human seat plays on"),
         (["rules", "nogame"], "unknown game"),
         (["standings", "tests"], "'tests' is a directory (give its journal.jsonl)"),
         (["--plugins-dir", "README.md", "games"], "plugins directory 'README.md' is not a directory"),

@@ -70,3 +70,44 @@ def test_a_closed_stdout_ends_a_tournament_with_one_line_and_the_resume_hint(tmp
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 1
     assert "Traceback" not in err and "standard output was closed" in err and "--resume" in err
+
+
+def test_play_json_to_stdout_is_the_result_record_and_its_paths_alone(tmp_path):
+    # issue 18: `play --json -` for scripts: stdout is one JSON document (the report and warnings
+    # go to stderr), its fields those of the replay's header and result records
+    out = tmp_path / "m.jsonl"
+    proc = referee("play", "maumau", "-p", ILLEGAL, "-p", "random", "--seed", "3", "--set", "sevens=false",
+                   "--out", str(out), "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)  # nothing else on stdout
+    assert "warning: command bots run without a sandbox" in proc.stderr and "Result" in proc.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    header, result = records[0], records[-1]
+    assert data["replay"] == str(out)
+    for name in ("game", "config", "seed", "match", "limits"):
+        assert data[name] == header[name], name
+    assert data["config"]["sevens"] is False
+    for name in ("scores", "ranks", "faults", "disqualified"):
+        assert data[name] == result[name], name
+    assert [(s["seat"], s["name"], s["kind"], s["spec"]) for s in data["seats"]] == \
+        [(p["seat"], p["name"], p["kind"], p["spec"]) for p in header["players"]]
+    assert data["seats"][0]["log"] == str(tmp_path / "m.seat0.log") and data["seats"][1]["log"] is None
+    assert data["disqualified"] == [0] and len(data["fault_log"]) == len(result["fault_log"]) >= 1
+    for mine, recorded in zip(data["fault_log"], result["fault_log"]):
+        assert {k: mine[k] for k in recorded} == recorded
+        assert mine["kind"] == "illegal" and mine["act"] >= 1 and mine["legal"] and mine["hint"]
+        assert mine["log_path"] == str(tmp_path / "m.seat0.log")
+    assert data["deal_key"]["pinned"] is True  # the suite pins REFEREE_DEAL_KEY (conftest.py)
+
+
+def test_play_json_to_a_file_keeps_the_report_on_stdout(tmp_path, monkeypatch):
+    monkeypatch.delenv("REFEREE_DEAL_KEY", raising=False)  # a fresh key: --seed alone does not repeat the deal
+    target = tmp_path / "r.json"
+    proc = referee("play", "maumau", "-p", "random", "-p", "first", "--seed", "1", "--out", str(tmp_path / "m.jsonl"),
+                   "--json", str(target))
+    assert proc.returncode == 0, proc.stderr
+    assert "Result" in proc.stdout and f"result: {target}" in proc.stdout
+    data = json.loads(target.read_text())
+    assert data["fault_log"] == [] and data["deal_key"]["pinned"] is False
+    proc = referee("play", "maumau", "-p", "random", "-p", "first", "--json", str(tmp_path / "no" / "r.json"))
+    assert proc.returncode == 2 and "cannot write --json file" in proc.stderr and "Result" not in proc.stdout

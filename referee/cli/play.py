@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
-from referee.bots.limits import MAX_FAULT_COUNT, MAX_MS
+from referee.bots.limits import CPU_S, MAX_CPU_S, MAX_FAULT_COUNT, MAX_MEMORY_MB, MAX_MS, MEMORY_MB
 from referee.cli.common import _console, _errors, _plugin_manager, app
 
 
@@ -46,6 +49,15 @@ def play(
                           "nothing of this machine but its system files and the bot's own, no capability, "
                           "own PID namespace; see docs/security.md). Without it a warning is printed.")
     ] = "none",
+    memory_mb: Annotated[int, typer.Option(min=0, max=MAX_MEMORY_MB, help="Address space limit of each bot "
+                                           "process, in MB (0: none).")] = MEMORY_MB,
+    cpu_s: Annotated[int, typer.Option(min=0, max=MAX_CPU_S, help="CPU seconds limit of each bot process "
+                                       "(0: none).")] = CPU_S,
+    json_out: Annotated[
+        Optional[str], typer.Option("--json", metavar="FILE|-", help="Also write the result as JSON to this file "
+                                    "(game, config, seed, seats, scores, ranks, faults, the replay and log paths); "
+                                    "'-': to stdout, the report going to stderr.")
+    ] = None,
 ) -> None:
     """Play one match and print the result; writes the replay and the bots' stderr logs.
 
@@ -72,7 +84,12 @@ def play(
         commands = any(s.kind == "command" for s in seats)
         if commands:
             require(sandbox)
-        limits = Limits(move_ms=move_ms, start_ms=start_ms, max_faults=max_faults, sandbox=sandbox)
+        if json_out == "-" and any(s.kind == "human" for s in seats):
+            raise UsageError("--json - writes the result to stdout, which a human seat plays on: give --json FILE")
+        if json_out not in (None, "-"):  # refused now, not after the match
+            _check_writable(Path(json_out))
+        limits = Limits(move_ms=move_ms, start_ms=start_ms, max_faults=max_faults, sandbox=sandbox,
+                        memory_mb=memory_mb, cpu_s=cpu_s)
         key = sealing.for_run()
         mid = match_id(g.name, config, seed, [s.spec for s in seats], key)
         replay = out if out is not None else Path("matches") / f"{mid}.jsonl"
@@ -89,21 +106,77 @@ def play(
         stem = Path(replay.name.removesuffix(".gz")).stem or replay.name
         if commands and sandbox == "none":
             typer.echo(f"warning: {UNSANDBOXED}", err=True)
+        # with --json -, stdout holds the JSON alone: the report goes to stderr
+        console = _stderr_console() if json_out == "-" else _console()
         try:
-            result = _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key)
+            result = _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key,
+                                 console)
         except OSError as exc:  # the replay or the protocol log cannot be written (a full disk...)
             raise UsageError(f"cannot write {exc.filename or str(replay)!r}: {exc.strerror or exc}") from None
         except KeyboardInterrupt:  # the bots are gone (run_match closes them); the replay is cut short
             typer.echo(f"interrupted: {replay} holds the moves played so far, without a result", err=True)
             raise typer.Exit(130) from None
-        console = _console()
         _print_result(console, result, g)
         console.print(f"replay: {replay}", highlight=False, markup=False)
         if log_protocol is not None:
             console.print(f"protocol log: {log_protocol}", highlight=False, markup=False)
+        if json_out is not None:
+            text = json.dumps(result_json(result, stem, key, log_protocol), indent=2, ensure_ascii=True) + "\n"
+            if json_out == "-":
+                sys.stdout.write(text)
+                sys.stdout.flush()
+            else:
+                try:
+                    Path(json_out).write_text(text, encoding="utf-8")
+                except OSError as exc:
+                    raise UsageError(f"cannot write --json file {json_out!r}: {exc.strerror or exc}") from None
+                console.print(f"result: {json_out}", highlight=False, markup=False)
 
 
-def _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key):
+def _check_writable(target: Path) -> None:
+    """UsageError unless a --json file can be written at `target` (before anything is played)."""
+    from referee.errors import UsageError
+
+    if target.is_dir() or not target.parent.is_dir() or not os.access(target.parent, os.W_OK):
+        raise UsageError(f"cannot write --json file {str(target)!r}: "
+                         + ("it is a directory" if target.is_dir() else "its directory is missing or not writable"))
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def result_json(result, stem: str, key, log_protocol: Path | None = None) -> dict[str, Any]:
+    """`play --json`: the match as a script wants it. The header's and the result record's own
+    fields (game, config, seed, match, scores, ranks, faults, disqualified, fault_log), each seat
+    with its stderr log's path (None: it has none), each fault with its log's path and the
+    bot's stderr tail, the replay's path, the protocol log's, and whether the deal key was pinned
+    (only then does `--seed` repeat the deal)."""
+    header, res = result.header, result.result
+    folder = result.replay.parent if result.replay is not None else None
+
+    def log_path(name: str | None) -> str | None:
+        path = folder / name if folder is not None and name else None
+        return str(path) if path is not None and path.is_file() else None
+
+    seats = [{**p, "log": log_path(f"{stem}.seat{p['seat']}.log") if p.get("kind") == "command" else None}
+             for p in header["players"]]
+    fault_log = [{**f.record(), "log_path": log_path(f.log), "stderr_tail": f.stderr_tail} for f in result.faults]
+    return {
+        "referee": header.get("referee"), "protocol": header.get("protocol"),
+        "game": header["game"], "config": header["config"], "seed": header["seed"], "match": header["match"],
+        "seats": seats, "limits": header["limits"],
+        "scores": res["scores"], "ranks": res["ranks"], "faults": res["faults"],
+        "disqualified": res["disqualified"], "fault_log": fault_log,
+        "replay": str(result.replay) if result.replay is not None else None,
+        "protocol_log": str(log_protocol) if log_protocol is not None else None,
+        "deal_key": {"id": key.id, "pinned": key.source != "fresh"},
+    }
+
+
+def _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key, console):
     """`play`'s match: the players made, the protocol log open for its length; a sandboxed bot
     sees none of the outputs (the replay, the logs, the protocol log), wherever they are."""
     from referee.errors import UsageError
@@ -120,7 +193,7 @@ def _play_match(g, config, seed, seats, registry, limits, replay, stem, log_prot
         hide = [replay.parent, replay] + ([log_protocol] if log_protocol is not None else [])
         players = make_players(g, config, seed, seats, registry, limits, replay.parent, stem, protocol_log=transcript,
                                key=key, hide=hide)
-        _console().print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False)
+        console.print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False)
         return run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook, key=key)
 
 
