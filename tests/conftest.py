@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import uuid
 
+import pytest
+
 SESSION_VAR = "REFEREE_TEST_SESSION"
 LAST = "test_no_leftover_processes.py"
 
@@ -23,8 +25,36 @@ TEST_DEAL_KEY = "the referee test suite's deal key (no secret)"
 
 
 def pytest_configure(config):
-    os.environ[SESSION_VAR] = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+    # The suite runs on two pytest-xdist workers (pyproject's addopts): they inherit the
+    # controller's id, set here before they start, so the whole run has one.
+    if not (os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get(SESSION_VAR)):
+        os.environ[SESSION_VAR] = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
     os.environ["REFEREE_DEAL_KEY"] = TEST_DEAL_KEY
+
+
+def distributed(config) -> bool:
+    """Whether this is the controller of an xdist run (its workers run the tests)."""
+    return config.pluginmanager.hasplugin("dsession")
+
+
+@pytest.hookimpl(trylast=True)  # after xdist's own, which ends the workers
+def pytest_sessionfinish(session, exitstatus):
+    """With xdist, the leftover check runs here, in the controller, once every worker is done
+    (in a worker, tests/test_no_leftover_processes.py would run while the other still plays)."""
+    if not distributed(session.config):
+        return
+    from test_no_leftover_processes import report, wait_for_leftovers
+
+    left = wait_for_leftovers()
+    if left:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        text = report(left)
+        if reporter is not None:
+            reporter.write_line("")
+            reporter.write_line(text, red=True)
+        else:
+            print(text)
+        session.exitstatus = 1
 
 
 def pytest_collection_modifyitems(session, config, items):

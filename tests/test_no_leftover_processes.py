@@ -1,6 +1,7 @@
 """After the whole test suite, no process it started is still running.
 
-Runs last (tests/conftest.py orders it so): every live process carrying this session's
+Runs last (tests/conftest.py orders it so; with pytest-xdist the controller runs the check
+once both workers are done, tests/conftest.py `pytest_sessionfinish`): every live process carrying this session's
 REFEREE_TEST_SESSION id in its environment, other than this pytest process and Python's own
 multiprocessing helpers (which end with it), is a leftover. Processes of other test sessions
 running at the same time carry other ids and are not looked at; zombies (dead, waiting to be
@@ -11,7 +12,11 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
+
+import pytest
 
 from conftest import SESSION_VAR
 from procs import with_env
@@ -26,14 +31,39 @@ def leftovers() -> dict[int, str]:
             if pid != os.getpid() and not any(h.decode() in cmd for h in HELPERS)}
 
 
-def test_no_process_started_by_the_suite_is_still_running():
-    deadline = time.monotonic() + 10.0  # a killed process may take a moment to die
+def wait_for_leftovers(timeout: float = 10.0) -> dict[int, str]:
+    """The leftovers still alive after `timeout` seconds (a killed process may take a moment to
+    die), each killed once found: the report comes after the clean-up."""
+    deadline = time.monotonic() + timeout
     while (left := leftovers()) and time.monotonic() < deadline:
         time.sleep(0.1)
-    for pid in left:  # clean up, then report
+    for pid in left:
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-    assert not left, "processes left running by the test suite:\n" + "\n".join(
+    return left
+
+
+def report(left: dict[int, str]) -> str:
+    return "processes left running by the test suite:\n" + "\n".join(
         f"  {pid}: {cmd}" for pid, cmd in sorted(left.items()))
+
+
+def test_no_process_started_by_the_suite_is_still_running():
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        pytest.skip("under xdist the controller checks once every worker is done (tests/conftest.py)")
+    left = wait_for_leftovers()
+    assert not left, report(left)
+
+
+def test_a_leftover_is_found():
+    """The check itself: a live process started by this session is a leftover (under xdist the
+    other worker's processes are too, so only this one is looked for, and only it is killed)."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert proc.pid in leftovers()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.pid not in leftovers()
