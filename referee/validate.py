@@ -15,11 +15,23 @@ seat, over `seeds` seeds, the references taking turns. The report tells
   strategy and per table size.
 A bot passes only if it made no fault at all. After `max_failed` matches with a fault the
 battery stops early (0: never), so a broken bot is reported in seconds, not minutes.
+
+Every failing match is kept (`out`): its replay and the bot's stderr log, with the `referee play`
+command that plays it again move for move. The battery's seats are made as `play` makes them
+(`referee.match.seat_names`, `make_players`: the same names, specs, match id and strategy
+PRNGs), so that command with the same deal key deals the same cards and tells the bot the same
+things. The key is the run's: REFEREE_DEAL_KEY, else a fresh one, which the command then carries
+(`REFEREE_DEAL_KEY=<key> referee play ...`); it is printed for the person who ran validate, and
+never given to the bot (referee/bots/sandbox.py NEVER_ENV). Passing matches keep nothing.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
+import shutil
 import statistics
 import tempfile
 import time
@@ -32,14 +44,16 @@ from referee import sealing
 from referee.config import resolve_config
 from referee.errors import ConfigError, UsageError
 from referee.game import Action, Game
-from referee.bots.limits import subprocess_options
-from referee.players import Fault, Hello, Player, Reply, StrategyPlayer
+from referee.bots.limits import CPU_S, MEMORY_MB
+from referee.match import make_players, seat_names
+from referee.players import Fault, Hello, Player, Reply
 from referee.plugins import Registry
-from referee.runner import Limits, Seat, run_match
+from referee.runner import Limits, run_match
 from referee.sealing import DealKey
 
 EXAMPLES = 3  # examples kept per fault kind
 TAIL = 300  # characters of a bot's stderr tail kept in an example
+FAILURE_TAIL = 2000  # characters of a failing match's stderr tail kept in its failure entry
 PROTOCOL_KINDS = ("timeout", "crash", "invalid", "illegal")
 CONDUCT_KINDS = ("stray-process", "stderr-flood")
 
@@ -57,6 +71,46 @@ class Case:
     def label(self) -> str:
         variant = ",".join(f"{k}={json.dumps(v)}" for k, v in self.variant.items()) or "default"
         return f"{variant} players={self.players} seat={self.seat} vs={self.reference} seed={self.seed}"
+
+    def specs(self, argv: Sequence[str]) -> list[str]:
+        """The seats' player specs in seat order, as `play -p` takes them (the bot's command line
+        quoted as a shell would split it)."""
+        return [shlex.join(argv) if i == self.seat else self.reference for i in range(self.players)]
+
+    def stem(self, number: int) -> str:
+        """The file name stem of this case's replay and log: `003-2p-seat1-first-seed1`."""
+        reference = re.sub(r"[^A-Za-z0-9_.-]", "_", self.reference)
+        return f"{number:03d}-{self.players}p-seat{self.seat}-{reference}-seed{self.seed}"
+
+
+def play_command(game: str, case: Case, argv: Sequence[str], limits: Limits, key: DealKey,
+                 program: Sequence[str] = ("referee",)) -> tuple[dict[str, str], list[str]]:
+    """The environment and the `referee play` command line that play `case` again, move for move:
+    the game, its `--set` options, the seats in order, the seed, the limits `play` takes
+    (--move-ms, --start-ms, --max-faults, --memory-mb, --cpu-s) and the sandbox. The environment
+    holds REFEREE_DEAL_KEY when the key was made for this run (a key from the environment is
+    there already, and is never printed)."""
+    cmd = [*program, "play", game]
+    for spec in case.specs(argv):
+        cmd += ["-p", spec]
+    for name, value in case.variant.items():
+        text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        cmd += ["--set", f"{name}={text}"]
+    cmd += ["--seed", str(case.seed), "--move-ms", str(limits.move_ms), "--start-ms", str(limits.start_ms)]
+    if limits.max_faults != 1:
+        cmd += ["--max-faults", str(limits.max_faults)]
+    if limits.memory_mb != MEMORY_MB:
+        cmd += ["--memory-mb", str(limits.memory_mb)]
+    if limits.cpu_s != CPU_S:
+        cmd += ["--cpu-s", str(limits.cpu_s)]
+    cmd += ["--sandbox", limits.sandbox]
+    env = {sealing.KEY_ENV: key.secret.decode("utf-8", "replace")} if key.source == "fresh" else {}
+    return env, cmd
+
+
+def shell_line(env: dict[str, str], cmd: Sequence[str]) -> str:
+    """`NAME=value ... command ...`, quoted for a POSIX shell."""
+    return " ".join([*(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.join(cmd)])
 
 
 def references(game: Game, registry: Registry) -> list[str]:
@@ -124,6 +178,12 @@ class _Watched(Player):
     def close(self) -> None:
         self.inner.close()
 
+    def __getattr__(self, name: str) -> Any:
+        # what the runner reads of a bot's player for its fault records (log_path, stats)
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
 
 @dataclass
 class _Tally:
@@ -142,12 +202,19 @@ class _Tally:
     failed_matches: int = 0
     sandboxed: int = 0
     ranks: list[tuple[Case, int]] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)  # every failing match, kept or not
+    pending: list[dict[str, Any]] = field(default_factory=list)  # the bot's faults in the last match
+    kept_error: str | None = None  # why the failing matches could not be kept
 
     def fault(self, kind: str, example: dict[str, Any]) -> None:
         self.counts[kind] = self.counts.get(kind, 0) + 1
         shown = self.faults.setdefault(kind, [])
         if len(shown) < EXAMPLES:
             shown.append(example)
+
+    def examples_of(self, label: str) -> list[dict[str, Any]]:
+        """The examples shown for the match labelled `label`."""
+        return [ex for shown in self.faults.values() for ex in shown if ex["match"] == label]
 
 
 def run_validation(
@@ -162,13 +229,17 @@ def run_validation(
     on_match: Callable[[int, int, Case, bool], None] | None = None,
     cases: list[Case] | None = None,
     key: DealKey | None = None,
+    out: Path | None = None,
+    program: Sequence[str] = ("referee",),
 ) -> dict[str, Any]:
     """Play the battery and return the report (JSON-ready); `on_match(done, total, case, faulted)`.
 
     Deals are sealed by `key` (default: REFEREE_DEAL_KEY, else a fresh key for this battery).
+    Each failing match's replay and the bot's stderr log are moved into `out` (made at the first
+    failure; None: kept nowhere), and the report's `failures` give for each its files and the
+    `referee play` command (`program play ...`) that reproduces it. Each match is played in a
+    private temporary directory, which a sandboxed bot never sees, nor `out`.
     """
-    from referee.bots.player import SubprocessPlayer
-
     if not argv:
         raise UsageError("validate needs the bot's command after --")
     if seeds < 1:
@@ -179,33 +250,88 @@ def run_validation(
     started = time.perf_counter()
     stopped = False
     with tempfile.TemporaryDirectory(prefix="referee-validate-") as tmp:
+        work = Path(tmp)
+        hide = [work, *([out] if out is not None else [])]
         for k, case in enumerate(cases):
             config = resolve_config(game, case.variant, case.players)
-            seats, players = [], []
-            bot = SubprocessPlayer(argv, log_path=Path(tmp) / f"match{k}.log", end_grace_ms=end_grace_ms,
-                                   **subprocess_options(limits))
+            seats = seat_names(case.specs(argv), registry)  # as `play` names them: the same hello
+            stem = case.stem(k + 1)
+            commands: list[dict[str, Any]] = [{} for _ in seats]
+            commands[case.seat] = {"end_grace_ms": end_grace_ms}
+            players = make_players(game, config, case.seed, seats, registry, limits, work, stem,
+                                   commands=commands, key=key, hide=hide)
+            bot = players[case.seat]
             watched = _Watched(bot)
-            try:
-                for i in range(case.players):
-                    if i == case.seat:
-                        seats.append(Seat("bot", "command", " ".join(argv)))
-                        players.append(watched)
-                    else:
-                        entry = registry.strategies[case.reference]
-                        rng = key.rng("strategy", case.seed, i, case.reference)
-                        seats.append(Seat(f"{case.reference}#{i}", "strategy", case.reference))
-                        players.append(StrategyPlayer(entry.factory(game.name, i, config, rng)))
-            except BaseException:
-                bot.close()
-                raise
-            result = run_match(game, config, case.seed, seats, players, limits, key=key, hooks=registry.hooks)
+            players[case.seat] = watched
+            replay = work / f"{stem}.jsonl"
+            result = run_match(game, config, case.seed, seats, players, limits, replay=replay, key=key,
+                               hooks=registry.hooks)
             faulted = _add(tally, case, result, watched, bot)
+            if faulted:
+                _keep(tally, case, k + 1, work, stem, out, argv, limits, key, game.name, program)
+            for path in work.iterdir():  # a passing match keeps nothing; a kept one is moved already
+                shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
             if on_match is not None:
                 on_match(k + 1, len(cases), case, faulted)
             if faulted and max_failed and tally.failed_matches >= max_failed and k + 1 < len(cases):
                 stopped = True
                 break
-    return _report(game, argv, limits, tally, len(cases), stopped, time.perf_counter() - started)
+    report = _report(game, argv, limits, tally, len(cases), stopped, time.perf_counter() - started)
+    report["kept"] = {"dir": str(out) if out is not None and tally.failures and tally.kept_error is None else None,
+                      "error": tally.kept_error}
+    report["failures"] = tally.failures
+    report["deal_key"] = {"id": key.id, "pinned": key.source != "fresh"}
+    return report
+
+
+def _keep(tally: _Tally, case: Case, number: int, work: Path, stem: str, out: Path | None,
+          argv: Sequence[str], limits: Limits, key: DealKey, game: str, program: Sequence[str]) -> None:
+    """Move a failing match's replay and (non-empty) log into `out`; add its failure entry."""
+    replay, log = work / f"{stem}.jsonl", work / f"{stem}.seat{case.seat}.log"
+    tail = _tail(log)
+    kept_replay = kept_log = None
+    if out is not None and tally.kept_error is None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            kept_replay = Path(shutil.move(replay, out / replay.name))
+            if log.is_file() and log.stat().st_size:
+                kept_log = Path(shutil.move(log, out / log.name))
+        except OSError as exc:
+            tally.kept_error = f"cannot keep the failing matches in {out}: {exc.strerror or exc}"
+    env, cmd = play_command(game, case, argv, limits, key, program)
+    label = case.label()
+    if tail is None:  # no log: the tail the fault records kept
+        tail = next((ex["stderr_tail"] for ex in tally.examples_of(label) if ex["stderr_tail"]), "")
+    entry = {
+        "number": number,
+        "match": label,
+        "case": {"variant": case.variant, "players": case.players, "seat": case.seat,
+                 "reference": case.reference, "seed": case.seed},
+        "faults": list(tally.pending),
+        "replay": str(kept_replay) if kept_replay is not None else None,
+        "log": str(kept_log) if kept_log is not None else None,
+        "stderr_tail": tail[-FAILURE_TAIL:],
+        "cwd": os.getcwd(),
+        "env": env,
+        "command": cmd,
+        "reproduce": shell_line(env, cmd),
+    }
+    tally.failures.append(entry)
+    for ex in tally.examples_of(label):
+        ex["replay"] = entry["replay"]
+
+
+def _tail(log: Path) -> str | None:
+    """The end of a bot's stderr log (None: it has none, or an empty one)."""
+    try:
+        size = log.stat().st_size
+        if not size:
+            return None
+        with open(log, "rb") as f:
+            f.seek(max(0, size - FAILURE_TAIL))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def _add(tally: _Tally, case: Case, result: Any, watched: _Watched, bot: Any) -> bool:
@@ -223,18 +349,20 @@ def _add(tally: _Tally, case: Case, result: Any, watched: _Watched, bot: Any) ->
         tally.handshake_failed += 1
     for key in tally.stats:
         tally.stats[key] += bot.stats[key]
-    faulted = False
+    tally.pending = []
     for f in result.faults:
         if f.seat != case.seat:
             continue  # a reference strategy's fault: not the bot's doing
-        faulted = True
         if f.kind == "invalid":
             tally.invalid_details.append(f.detail)
-        tally.fault(f.kind, {"match": case.label(), "deal": f.deal, "detail": f.detail, "raw": f.raw,
-                             "stderr_tail": f.stderr_tail[-TAIL:]})
+        tally.pending.append({"kind": f.kind, "deal": f.deal, "act": f.act, "detail": f.detail, "hint": f.hint})
+        tally.fault(f.kind, {"match": case.label(), "deal": f.deal, "act": f.act, "detail": f.detail, "raw": f.raw,
+                             "legal": f.legal, "hint": f.hint, "stderr_tail": f.stderr_tail[-TAIL:]})
     for kind, detail in bot.conduct:
-        faulted = True
-        tally.fault(kind, {"match": case.label(), "deal": None, "detail": detail, "raw": "", "stderr_tail": ""})
+        tally.pending.append({"kind": kind, "deal": None, "act": None, "detail": detail, "hint": ""})
+        tally.fault(kind, {"match": case.label(), "deal": None, "act": None, "detail": detail, "raw": "",
+                           "legal": "", "hint": "", "stderr_tail": ""})
+    faulted = bool(tally.pending)
     if faulted:
         tally.failed_matches += 1
     tally.ranks.append((case, result.result["ranks"][case.seat]))

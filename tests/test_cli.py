@@ -98,7 +98,7 @@ def test_a_bots_text_is_printed_as_it_is_never_read_as_markup(tmp_path):
                    "--out", str(tmp_path / "m.jsonl"))
     assert proc.returncode == 0, proc.stderr
     assert "got type '[/]'" in proc.stdout and "[/] not json" in proc.stdout
-    proc = referee("validate", "maumau", "--seeds", "1", "--", *argv)
+    proc = referee("validate", "maumau", "--seeds", "1", "--out", str(tmp_path / "kept"), "--", *argv)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "[/]x[bold]" in proc.stdout and "'[/]'" in proc.stdout
 

@@ -117,9 +117,9 @@ def play(
             typer.echo(f"interrupted: {replay} holds the moves played so far, without a result", err=True)
             raise typer.Exit(130) from None
         _print_result(console, result, g)
-        console.print(f"replay: {replay}", highlight=False, markup=False)
+        console.print(f"replay: {replay}", highlight=False, markup=False, soft_wrap=True)
         if log_protocol is not None:
-            console.print(f"protocol log: {log_protocol}", highlight=False, markup=False)
+            console.print(f"protocol log: {log_protocol}", highlight=False, markup=False, soft_wrap=True)
         if json_out is not None:
             text = json.dumps(result_json(result, stem, key, log_protocol), indent=2, ensure_ascii=True) + "\n"
             if json_out == "-":
@@ -130,7 +130,7 @@ def play(
                     Path(json_out).write_text(text, encoding="utf-8")
                 except OSError as exc:
                     raise UsageError(f"cannot write --json file {json_out!r}: {exc.strerror or exc}") from None
-                console.print(f"result: {json_out}", highlight=False, markup=False)
+                console.print(f"result: {json_out}", highlight=False, markup=False, soft_wrap=True)
 
 
 def _check_writable(target: Path) -> None:

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from referee.cli.common import _console, _errors, _registry, app
+from referee.cli.common import _console, _errors, _registry, _state, app
 from referee.bots.limits import MAX_CPU_S, MAX_MEMORY_MB, MAX_MS
 
 
@@ -41,12 +41,18 @@ def validate(
         Optional[str], typer.Option("--json", metavar="FILE", help="Also write the report as JSON to this file ('-': stdout, "
                                     "instead of the text report).")
     ] = None,
+    out: Annotated[
+        Optional[Path], typer.Option(metavar="DIR", help="Keep each failing match's replay and the bot's stderr log "
+                                     "here (a new or empty directory; default: a fresh matches/validate-GAME-...; "
+                                     "removed again if nothing failed).")
+    ] = None,
 ) -> None:
     """Play a bot in every seat against the reference strategies over every variant; report
     protocol conformance, faults, move times and results. Exit 0 only if it made no fault."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from referee import sealing
     from referee.errors import UsageError
     from referee.match import parse_command
     from referee.runner import Limits
@@ -68,7 +74,11 @@ def validate(
             if target.is_dir() or not target.parent.is_dir() or not os.access(target.parent, os.W_OK):
                 raise UsageError(f"cannot write --json file {json_out!r}: "
                                  + ("it is a directory" if target.is_dir() else "its directory is missing or not writable"))
+        keep, made = _keep_dir(out, g.name)
         limits = Limits(move_ms=move_ms, start_ms=start_ms, sandbox=sandbox, memory_mb=memory_mb, cpu_s=cpu_s)
+        key = sealing.for_run()  # the run's: a reproduce command carries it when it is fresh
+        plugins_dir = _state["plugins_dir"]
+        program = ["referee", *(["--plugins-dir", str(plugins_dir)] if plugins_dir else [])]
         cases = battery(g, registry, seeds, seed)
         err = Console(stderr=True)
         to_stdout = json_out == "-"
@@ -89,12 +99,16 @@ def validate(
 
             try:
                 report = run_validation(g, registry, argv, limits, seeds=seeds, base_seed=seed,
-                                        max_failed=max_failed, on_match=on_match, cases=cases)
+                                        max_failed=max_failed, on_match=on_match, cases=cases, key=key,
+                                        out=keep, program=program)
             except KeyboardInterrupt:
                 progress.stop()
-                typer.echo(f"interrupted after {progress.tasks[0].completed} of {len(cases)} matches: no report",
-                           err=True)
+                kept = keep.is_dir() and any(keep.iterdir())
+                _tidy(keep, made)
+                typer.echo(f"interrupted after {progress.tasks[0].completed} of {len(cases)} matches: no report"
+                           + (f" (the failing matches so far are in {keep})" if kept else ""), err=True)
                 raise typer.Exit(130) from None
+        _tidy(keep, made)
         if not to_stdout:
             print_report(console, report)  # first: a --json file that fails to write loses nothing
         if json_out is not None:
@@ -106,8 +120,48 @@ def validate(
                     Path(json_out).write_text(text, encoding="utf-8")
                 except OSError as exc:
                     raise UsageError(f"cannot write --json file: {exc}") from None
-                console.print(f"report: {json_out}", highlight=False, markup=False)
+                console.print(f"report: {json_out}", highlight=False, markup=False, soft_wrap=True)
     raise typer.Exit(0 if report["passed"] else 1)
+
+
+def _keep_dir(out: Path | None, game: str) -> tuple[Path, bool]:
+    """Where the failing matches go, and whether validate makes that directory. `--out DIR` is
+    checked (and made, if new) before any match: a new or empty directory. The default, a fresh
+    `matches/validate-GAME-<time>-<random>`, is made only at the first failure."""
+    import secrets
+    import time
+
+    from referee.errors import UsageError
+
+    if out is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        return Path("matches") / f"validate-{game}-{stamp}-{secrets.token_hex(2)}", True
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {str(out)!r} is not a directory")
+    if out.is_dir():
+        try:
+            if any(out.iterdir()):
+                raise UsageError(f"--out {str(out)!r} is not empty (the failing matches of one run go in a "
+                                 "directory of their own)")
+        except OSError as exc:
+            raise UsageError(f"cannot read --out {str(out)!r}: {exc.strerror or exc}") from None
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise UsageError(f"cannot write in --out {str(out)!r}")
+        return out, False
+    try:
+        out.mkdir(parents=True)
+    except OSError as exc:
+        raise UsageError(f"cannot make --out {str(out)!r}: {exc.strerror or exc}") from None
+    return out, True
+
+
+def _tidy(keep: Path, made: bool) -> None:
+    """Remove the directory of failing matches again when it is empty and validate made it."""
+    try:
+        if made and keep.is_dir() and not any(keep.iterdir()):
+            keep.rmdir()
+    except OSError:
+        pass
 
 
 def _quote(arg: str) -> str:
@@ -123,6 +177,65 @@ def _safe(text: Any) -> str:
 
     s = str(text).encode("utf-8", "replace").decode("utf-8")
     return escape("".join(ch if ch.isprintable() or ch == " " else "?" for ch in s))
+
+
+TAIL_LINES = 12  # lines of a failing match's stderr shown
+TAIL_WIDTH = 160  # characters shown of each
+
+
+def _escaped(line: str) -> str:
+    """A line of a bot's stderr shown as it is, its control and unprintable characters escaped
+    (`\x1b`, `\t`), and escaped for rich."""
+    from rich.markup import escape
+
+    line = line.encode("utf-8", "replace").decode("utf-8")
+    return escape("".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in line))
+
+
+def stderr_lines(tail: str) -> list[str]:
+    """The last TAIL_LINES lines of a stderr tail, each cut at TAIL_WIDTH characters, escaped."""
+    lines = tail.replace("\r\n", "\n").rstrip("\n").split("\n") if tail.strip() else []
+    cut = [line if len(line) <= TAIL_WIDTH else line[:TAIL_WIDTH - 3] + "..." for line in lines[-TAIL_LINES:]]
+    return ([f"... ({len(lines) - TAIL_LINES} lines before)"] if len(lines) > TAIL_LINES else []) + \
+        [_escaped(line) for line in cut]
+
+
+def print_failures(console, report: dict[str, Any]) -> None:
+    """Each failing match: its faults, the end of the bot's stderr (indented, escaped, capped),
+    where its replay and log are kept, and the `referee play` command that plays it again."""
+    failures = report.get("failures") or []
+    if not failures:
+        return
+    kept = report.get("kept") or {}
+    console.print(f"\nFailing matches ({len(failures)})" + (f", kept in {kept['dir']}" if kept.get("dir") else ""),
+                  highlight=False, markup=False, soft_wrap=True)
+    if kept.get("error"):
+        console.print(f"[yellow]warning[/yellow]: {_escaped(kept['error'])} (give --out DIR)", highlight=False)
+    for f in failures:
+        console.print(f"[bold]match {f['number']}[/bold]: {_escaped(f['match'])}", highlight=False)
+        for fault in f["faults"]:
+            where = f"deal {fault['deal']}" + (f", act {fault['act']}" if fault.get("act") else "") \
+                if fault["deal"] is not None else "after the match"
+            console.print(f"  [red]{fault['kind']}[/red] ({where}): {_escaped(fault['detail'])}", highlight=False)
+            if fault.get("hint"):
+                console.print(f"    fix: {fault['hint']}", highlight=False, markup=False)
+        lines = stderr_lines(f["stderr_tail"])
+        if lines:
+            console.print("  the bot's stderr, last lines:", highlight=False)
+            for line in lines:
+                console.print(f"    | {line}", highlight=False, soft_wrap=True)
+        if f["replay"]:
+            console.print(f"  replay: {f['replay']}", highlight=False, markup=False, soft_wrap=True)
+        if f["log"]:
+            console.print(f"  stderr log: {f['log']}", highlight=False, markup=False, soft_wrap=True)
+        console.print("  play it again (from this directory):", highlight=False)
+        console.print(f"    {f['reproduce']}", highlight=False, markup=False, soft_wrap=True)
+    if failures[0]["env"]:
+        console.print("(REFEREE_DEAL_KEY is this run's own deal key: with it the seed deals the same cards; "
+                      "it is never given to the bot)", highlight=False, markup=False)
+    elif report.get("deal_key", {}).get("pinned"):
+        console.print("(with the same REFEREE_DEAL_KEY as this run: set in your environment, it is not shown)",
+                      highlight=False, markup=False)
 
 
 def print_report(console, report: dict[str, Any]) -> None:
@@ -155,13 +268,12 @@ def print_report(console, report: dict[str, Any]) -> None:
     faults = report["faults"]["by_kind"]
     if faults:
         table = Table(title="Faults by kind (first examples)")
-        for col in ("kind", "count", "match", "detail", "raw / stderr"):
+        for col in ("kind", "count", "match", "detail", "sent"):
             table.add_column(col, overflow="fold")
         for kind, entry in faults.items():
             for i, ex in enumerate(entry["examples"]):
-                extra = ex["raw"][:80] or ex["stderr_tail"][-160:]
                 table.add_row(kind if i == 0 else "", str(entry["count"]) if i == 0 else "", ex["match"],
-                              _safe(ex["detail"]), _safe(extra))
+                              _safe(ex["detail"]), _safe(repr(ex["raw"][:80])) if ex["raw"] else "-")
         console.print(table)
     else:
         console.print("Faults: none", highlight=False)
@@ -181,6 +293,7 @@ def print_report(console, report: dict[str, Any]) -> None:
     table.add_row("all", str(o["matches"]), str(o["wins"]), str(o["mean_rank"]))
     console.print(table)
 
+    print_failures(console, report)  # last: the commands to run next
     if report["passed"]:
         console.print("[green]PASSED[/green]: no fault in any match")
     else:
