@@ -1,5 +1,8 @@
-"""Seeded chance for rules plugins (C-2): one stream per deal and per chance event, and the
-stdlib's own draws without its per-call overhead.
+"""The match's chance (C-2): one stream per deal and per chance event, the sampler that draws a
+state's chance requests from them, and the stdlib's own draws without its per-call overhead.
+
+A game never draws: its state asks (`GameState.chance()`, referee/game.py) and the runner
+answers with `Sampler.sample`, then records the outcome (verify answers from the record).
 
 `Streams` splits a match's PRNG into independent streams: deal n is shuffled from its own
 stream, and so is the k-th chance event of deal n (a reshuffle, a draw). What one deal or event
@@ -15,6 +18,10 @@ where they differ, or for any other PRNG type, the stdlib methods are called ins
 from __future__ import annotations
 
 import random
+from typing import Any
+
+from referee.errors import PluginError, RulesError
+from referee.game import DEAL, ChanceRequest, GameState, Shuffle, request_error
 
 
 def _shuffle(rng: random.Random, x: list) -> None:
@@ -73,7 +80,7 @@ def randbelow(rng: random.Random, n: int) -> int:
 class Streams:
     """The chance streams of one match (C-2): one `random.Random` per deal and per chance event.
 
-    Built from the PRNG handed to `Game.new_state`, of which it draws 128 bits once (the base);
+    Built from the match's sealed PRNG (referee.sealing), of which it draws 128 bits once (the base);
     every stream is then `random.Random(f"{base}/deal/{n}")` or `random.Random(f"{base}/chance/{n}/{k}")`,
     seeded from a string (hashed with SHA-512 by CPython, not by `hash()`), so the same on every
     machine and independent of what any other stream drew. Pure: no global state.
@@ -92,3 +99,72 @@ class Streams:
         """A fresh PRNG for the `k`-th chance event (1-based) after the deal of deal `n`: the same
         whatever the deal or the other events drew."""
         return random.Random(f"{self.base}/chance/{n}/{k}")
+
+
+#: how often a `Shuffle` with an `until` condition is shuffled again before the game is blamed
+MAX_SHUFFLES = 10_000
+
+
+class Sampler:
+    """Draws the outcomes of one match's chance requests from its `Streams` (C-2).
+
+    A request of kind `DEAL` is drawn from the deal's stream (`Streams.deal(deal)`); the k-th
+    other request after it from `Streams.chance(deal, k)`. The keying is by the deal number and
+    the count of events only, never by what the seats did, so a deal seed played under several
+    seatings (a duplicate set) deals every deal identically.
+    """
+
+    __slots__ = ("streams", "_deal", "_k")
+
+    def __init__(self, streams: Streams) -> None:
+        self.streams = streams
+        self._deal: int | None = None
+        self._k = 0
+
+    def sample(self, request: ChanceRequest, deal: int) -> Any:
+        """An outcome of `request` made in deal `deal`: an order of a Shuffle's cards (shuffled as
+        `random.shuffle` does, again while its `until` fails), or one of a Choice's options."""
+        if request.kind == DEAL:
+            rng = self.streams.deal(deal)
+            self._deal, self._k = deal, 0
+        else:
+            if deal != self._deal:
+                self._deal, self._k = deal, 0
+            self._k += 1
+            rng = self.streams.chance(deal, self._k)
+        if type(request) is Shuffle:
+            order = list(request.cards)
+            until = request.until
+            for _ in range(MAX_SHUFFLES):
+                shuffle(rng, order)
+                if until is None or until(order):
+                    return order
+            raise RulesError(f"no order of the {request.kind} met its condition in {MAX_SHUFFLES} shuffles")
+        return request.options[randbelow(rng, len(request.options))]
+
+
+def settle(state: GameState, sampler: Sampler, label: str = "the game") -> list[dict[str, Any]]:
+    """Answer every chance request `state` makes until a seat is to act or the match is over, as
+    the runner does (for tests and the conformance kit: it drains nothing); the chance records,
+    in order. PluginError naming `label` for a malformed request."""
+    records = []
+    while state.to_act() is None and (request := state.chance()) is not None:
+        records.append(answer(state, request, sampler, label))
+    return records
+
+
+def answer(state: GameState, request: Any, sampler: Sampler, label: str) -> dict[str, Any]:
+    """Sample `request`'s outcome, apply it to `state`, and return its replay record
+    {"type": "chance", "deal", "kind", "outcome"}; PluginError naming `label` when the plugin
+    breaks the contract (a malformed request, an outcome its own state refuses)."""
+    error = request_error(request)
+    if error is not None:
+        raise PluginError(f"{label}: {error}")
+    deal = state.deal
+    try:
+        outcome = sampler.sample(request, deal)
+        record = {"type": "chance", "deal": deal, "kind": request.kind, "outcome": outcome}
+        state.apply_chance(list(outcome) if type(outcome) is list else outcome)
+    except RulesError as exc:
+        raise PluginError(f"{label}: the {request.kind} of deal {deal}: {exc}") from None
+    return record

@@ -2,15 +2,18 @@
 
 Rules are pure: a `GameState` holds the whole state of a match (every deal of it), lists the
 legal actions of the seat to act, applies an action, builds each seat's observation, and
-reports the outcome. No I/O, no clock, no global RNG: chance comes only from the
-`random.Random` handed to `Game.new_state` (C-2). A match is fully determined by
+reports the outcome. No I/O, no clock, no RNG at all: a state that needs a chance outcome (a
+deal's shuffle, a reshuffle, a draw) asks for it (`GameState.chance()` returns a `Shuffle` or a
+`Choice`) and waits; the runner samples it from the match's sealed streams (referee/chance.py,
+C-2), records it in the replay and hands it back (`apply_chance`); `referee verify` hands back
+the recorded outcome instead. One dealing path per game, and a match is fully determined by
 (game, config, seed, actions).
 
 What a seat may see is one explicit function, `GameState.observe(seat)`; everything else a
 seat learns comes from `Event`s whose `to` names it. Every event names its audience: a tuple of
 seats, or `EVERYONE` (there is no default, so a forgotten audience is an error, not a public
-event). Replay records (deal, chance, deal_end) are emitted by the game through the same queue
-as events, so the runner writes them in order; the core checks the fields it reads itself (a
+event). Replay records (deal, deal_end) are emitted by the game through the same queue as events,
+so the runner writes them in order (the chance records are the runner's own); the core checks the fields it reads itself (a
 deal_end's `deal` and `scores`, an outcome's `scores` and `measure`) with `deal_end_error` and
 `outcome_error`, and names the plugin when they are wrong.
 """
@@ -18,10 +21,9 @@ deal_end's `deal` and `scores`, an outcome's `scores` and `measure`) with `deal_
 from __future__ import annotations
 
 import math
-import random
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Union
 
@@ -97,7 +99,7 @@ class Event:
 
 @dataclass(slots=True)  # not frozen, like Event
 class Record:
-    """A replay record the game emits (type "deal", "chance" or "deal_end"), written verbatim."""
+    """A replay record the game emits (type "deal" or "deal_end"), written verbatim."""
 
     data: dict[str, Any]
 
@@ -150,14 +152,16 @@ def deal_end_error(data: dict[str, Any], players: int) -> str | None:
 
 
 def record_error(data: Any, players: int) -> str | None:
-    """What is wrong with a replay record a game emitted, or None: a dict whose `type` is "deal",
-    "chance" or "deal_end", a deal_end also with its core fields (`deal_end_error`)."""
+    """What is wrong with a replay record a game emitted, or None: a dict whose `type` is "deal"
+    or "deal_end", a deal_end also with its core fields (`deal_end_error`). (A "chance" record is
+    the runner's: a game asks for its chance outcomes with `GameState.chance`.)"""
     kind = data.get("type") if type(data) is dict else None
     if kind == "deal_end":
         return deal_end_error(data, players)
-    if kind not in ("deal", "chance"):
+    if kind != "deal":
         what = f"of type {kind!r}" if type(data) is dict else f"holding {data!r}, not a dict"
-        return f"a Record {what}: a game's records are dicts of type deal, chance or deal_end"
+        hint = " (chance records are the runner's: ask with GameState.chance())" if kind == "chance" else ""
+        return f"a Record {what}: a game's records are dicts of type deal or deal_end{hint}"
     return None
 
 
@@ -188,6 +192,89 @@ class Outcome:
     measure: list[int | float]
 
 
+#: the `kind` of a deal's own shuffle: drawn from the deal's stream (referee.chance.Streams.deal)
+DEAL = "deal"
+
+#: JSON scalars: what a chance request may hold (card codes, numbers), so that outcomes are records
+_SCALARS = (str, int, float, bool, type(None))
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffle:
+    """A chance request: the `cards`, in an order drawn uniformly at random. Its outcome is a
+    list holding exactly the requested cards (a permutation, checked by the core).
+
+    `kind` names the event in the game's words ("deal", "reshuffle") and goes into the replay's
+    chance record. A request of kind `DEAL` is the deal's own shuffle, drawn from the deal's own
+    stream; any other request is the next chance event of the deal, drawn from its own (C-2).
+    `until`, if given, is a condition on the order (M-1: no Mayor in the reserve): the runner
+    shuffles the same order again until it holds, and verify refuses a recorded order that
+    fails it.
+    """
+
+    cards: tuple[Any, ...]
+    kind: str = DEAL
+    until: Callable[[list[Any]], bool] | None = None
+    why: str = ""  # `until` in words, for the error when a recorded order fails it (cite the ruling)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A chance request: one of `options` drawn uniformly at random (a die, a card from a pile).
+    Its outcome is one of the options (checked by the core); `kind` as for `Shuffle`."""
+
+    options: tuple[Any, ...]
+    kind: str = "choice"
+
+
+ChanceRequest = Union[Shuffle, Choice]
+
+
+def request_error(request: Any) -> str | None:
+    """What is wrong with a chance request a state made, or None: a `Shuffle` of a tuple of JSON
+    scalars (card codes), or a `Choice` among a non-empty tuple of them, with a str kind."""
+    if type(request) is Shuffle:
+        what, items = "Shuffle.cards", request.cards
+    elif type(request) is Choice:
+        what, items = "Choice.options", request.options
+        if type(items) is tuple and not items:
+            return "chance() asked for a Choice among no options"
+    else:
+        return f"chance() returned {request!r}, not a referee.game.Shuffle, Choice or None"
+    if type(items) is not tuple or not all(type(x) in _SCALARS for x in items):
+        return f"{what} must be a tuple of JSON scalars (card codes), not {items!r}"
+    if type(request.kind) is not str or not request.kind:
+        return f"a chance request's kind must be a non-empty str, not {request.kind!r}"
+    return None
+
+
+def chance_error(request: ChanceRequest, outcome: Any) -> str | None:
+    """What is wrong with an outcome of `request` (e.g. one read from a replay), or None: a
+    Shuffle's is a list of exactly its cards (any order) satisfying its `until`; a Choice's is
+    one of its options."""
+    if type(request) is Choice:
+        if any(json_equal(option, outcome) for option in request.options):
+            return None
+        return f"{outcome!r} is not one of the {len(request.options)} options of the {request.kind}"
+    if not isinstance(outcome, list) or not all(type(x) in _SCALARS for x in outcome):
+        return f"the {request.kind} outcome is not a list of cards"
+    got, want = Counter(map(_key, outcome)), Counter(map(_key, request.cards))
+    if got != want:
+        missing = sorted((want - got).elements(), key=str)
+        extra = sorted((got - want).elements(), key=str)
+        return (f"the {request.kind} outcome is not an order of the {len(request.cards)} cards asked for "
+                f"(missing {[v for _, v in missing]}, extra {[v for _, v in extra]})")
+    if request.until is not None and not request.until(list(outcome)):
+        return f"the {request.kind} outcome fails the game's condition on it{': ' + request.why if request.why else ''}"
+    return None
+
+
+def _key(value: Any) -> tuple[str, Any]:
+    """A JSON scalar as a multiset key: true is not 1 (json_equal's rule)."""
+    return ("bool" if type(value) is bool else "number" if type(value) in (int, float) else type(value).__name__,
+            value)
+
+
 class GameState(ABC):
     """The whole state of one match of one game."""
 
@@ -196,11 +283,27 @@ class GameState(ABC):
 
     @abstractmethod
     def to_act(self) -> int | None:
-        """The seat that must decide now, or None when the match is over."""
+        """The seat that must decide now, or None: while a chance request is pending, and when
+        the match is over (no request pending)."""
 
     @abstractmethod
     def legal_actions(self) -> list[Action]:
-        """Every legal action of the seat to act, fully enumerated, never empty."""
+        """Every legal action of the seat to act, fully enumerated, never empty while a seat is
+        to act (and empty while a chance request is pending: no seat may act then)."""
+
+    def chance(self) -> ChanceRequest | None:
+        """The chance outcome the state waits for (a `Shuffle`, a `Choice`), or None, the default:
+        no chance is pending. While one is pending `to_act()` is None; the runner samples the
+        outcome, records it, and hands it to `apply_chance`. Asked only when `to_act()` is None,
+        so it costs nothing per decision. The request must not change the state: every card
+        stays in its zone until the outcome is applied."""
+        return None
+
+    def apply_chance(self, outcome: Any) -> None:
+        """Apply the outcome of the pending `chance()` request, already checked by the core (an
+        order of the requested cards, or one of the options), and go on with the match: deal,
+        finish the move that needed it, or ask for the next outcome."""
+        raise RulesError("this state asked for no chance outcome")
 
     def resolve(self, action: Any) -> Action | None:
         """The legal action a submitted action stands for, or None if it is illegal.
@@ -255,23 +358,18 @@ class Game(ABC):
         """Raise ConfigError for a configuration that cannot be played with `players` seats."""
 
     @abstractmethod
-    def new_state(self, config: dict[str, Any], players: int, rng: random.Random) -> GameState:
-        """A new match, its first deal already dealt (records and events queued for `drain`)."""
+    def new_state(self, config: dict[str, Any], players: int) -> GameState:
+        """A new match, usually waiting for its first deal's shuffle (`GameState.chance()`)."""
 
     def variants(self) -> list[dict[str, Any]]:
         """Config overrides worth covering in tests and benchmarks (each mode and main variant)."""
         return [{}]
 
-    def replay_state(self, config: dict[str, Any], players: int, script: Iterator[dict[str, Any]]) -> GameState:
-        """A new match that takes its deals and chance outcomes from `script` instead of a PRNG.
-
-        `script` iterates over a replay's "deal" and "chance" records, in order (what
-        `referee verify` re-simulates from). The state takes each deal and each chance outcome
-        from the next record (see `next_script_record`), raises RulesError when a record is
-        impossible (wrong cards, wrong hand sizes, a pile the rules forbid), and emits the very
-        same deal/chance records. Optional: games that cannot do it raise NotImplementedError.
-        """
-        raise NotImplementedError(f"the {self.name} plugin cannot re-simulate a replay from its records")
+    def old_outcome(self, record: dict[str, Any], request: ChanceRequest) -> Any:
+        """Reading replays written before chance went through the runner (tests/golden/): the
+        outcome of `request` that an old, game-specific "deal" or "chance" record stands for, or
+        None (the default: a game with no such replays). `verify` checks it like any outcome."""
+        return None
 
     def describer(self) -> Any:
         """The game's words and pictures: a `referee.describe.Describer` holding its wording of
@@ -279,27 +377,3 @@ class Game(ABC):
         standings' notes and the protocol schema), or None, the default: the core's generic
         wording, which shows any action or event readably from its fields. Optional."""
         return None
-
-
-def next_script_record(script: Iterator[dict[str, Any]], kind: str, deal: int) -> dict[str, Any]:
-    """The next record of a replay script, which must be a `kind` ("deal"/"chance") record of
-    deal `deal`; RulesError otherwise (for `Game.replay_state`)."""
-    record = next(script, None)
-    if record is None:
-        raise RulesError(f"the replay has no {kind} record for deal {deal}")
-    if not isinstance(record, dict) or record.get("type") != kind or record.get("deal") != deal:
-        found = f"a {record.get('type')} record of deal {record.get('deal')}" if isinstance(record, dict) else repr(record)
-        raise RulesError(f"expected a {kind} record of deal {deal}, found {found}")
-    return record
-
-
-def check_cards(cards: Any, expected: Iterable[str], what: str) -> list[str]:
-    """`cards` as a list, if it is a list of card codes forming exactly the multiset `expected`;
-    RulesError naming `what` and the missing and extra cards otherwise (for `Game.replay_state`)."""
-    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
-        raise RulesError(f"{what}: not a list of card codes")
-    got, want = Counter(cards), Counter(expected)
-    if got != want:
-        missing, extra = sorted((want - got).elements()), sorted((got - want).elements())
-        raise RulesError(f"{what}: not the cards it must be (missing {missing}, extra {extra})")
-    return list(cards)

@@ -1,5 +1,9 @@
 """The match runner: deals until the game's own match end, talks to the players, applies the
-fault policy of the protocol, and writes the replay as it goes."""
+fault policy of the protocol, and writes the replay as it goes.
+
+Every chance outcome goes through here: when the state asks for one (`GameState.chance()`),
+the runner samples it from the match's sealed streams (referee.chance.Sampler), writes it as a
+"chance" record and applies it; `verify` feeds the recorded outcomes back the same way."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from referee import PROTOCOL_VERSION, __version__, sealing
+from referee.chance import Sampler, Streams, answer
 from referee.errors import PluginError
 from referee.fault_policy import FaultPolicy
 from referee.faults import hint, legal_summary
@@ -246,17 +251,36 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
             if failed is not None:
                 fault(seat, 0, failed)
 
-        state = game.new_state(config, n, key.rng("deal", game.name, seed))
-        dispatch(state.drain())
+        sampler = Sampler(Streams(key.rng("deal", game.name, seed)))
+        label = plugin_label(game)
+        state = game.new_state(config, n)
         to_act, legal_actions, observe, apply, drain = (state.to_act, state.legal_actions, state.observe,
                                                          state.apply, state.drain)
+
+        def settle() -> int | None:
+            """Answer the state's chance requests (each recorded before what it makes happen);
+            the seat to act next, or None at the match's end. Only called when to_act() is None."""
+            while (request := state.chance()) is not None:
+                record = answer(state, request, sampler, label)
+                write(record)
+                if on_record is not None:
+                    on_record(record)
+                dispatch(drain())
+                if (seat := to_act()) is not None:
+                    return seat
+            return None
+
+        dispatch(drain())
+        seat = to_act()
+        if seat is None:
+            seat = settle()
         # The seats played by a plain StrategyPlayer are asked directly (StrategyPlayer.act inlined:
         # the same choice, time and crash fault, without building a Reply per decision).
         strategies = [player.strategy if type(player) is StrategyPlayer else None for player in players]
         total_ms = limits.total_ms
         perf_counter = time.perf_counter
         act_id = 0
-        while (seat := to_act()) is not None:
+        while seat is not None:
             legal = legal_actions()
             move_fault: Fault | None = None
             ms = 0.0
@@ -306,6 +330,9 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                     move["fault"] = move_fault.record()
                 write(move)
             dispatch(drain())
+            seat = to_act()
+            if seat is None:
+                seat = settle()  # a deal to shuffle, or a reshuffle the move waits for
             if monitor is not None:
                 monitor.stepped(state)
 

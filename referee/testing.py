@@ -29,8 +29,38 @@ from referee.config import resolve_config
 from referee.errors import RefereeError
 from referee.game import Game, GameState
 from referee.players import StrategyPlayer
+from referee.chance import Sampler, Streams, settle
 from referee.runner import Limits, MatchResult, Monitor, Seat, run_match
 from referee_strategies.basic import RandomLegal
+
+
+#: each state `seeded_state` or `play` answered chance for, by id, with its sampler (for tests)
+_SAMPLERS: dict[int, tuple[GameState, Sampler]] = {}
+
+
+def seeded_state(game: Game, config: dict[str, Any], players: int, rng: random.Random) -> GameState:
+    """`game.new_state(config, players)` with its chance requests answered from `rng` as the
+    runner answers them from the match's PRNG (`Streams(rng)`): now, and after each `play`."""
+    return deal_from(game.new_state(config, players), rng)
+
+
+def deal_from(state: GameState, rng: random.Random) -> GameState:
+    """Answer `state`'s chance requests from `rng` (`Streams(rng)`), now and after each `play`; the state."""
+    sampler = Sampler(Streams(rng))
+    _SAMPLERS[id(state)] = (state, sampler)
+    settle(state, sampler)
+    return state
+
+
+def play(state: GameState, action: Any) -> None:
+    """`state.apply(action)`, then every chance request it makes answered, as the runner does (from
+    the `seeded_state`/`deal_from` sampler of the state, else from `random.Random(0)`)."""
+    state.apply(action)
+    if state.to_act() is None and state.chance() is not None:
+        entry = _SAMPLERS.get(id(state))
+        if entry is None or entry[0] is not state:
+            entry = _SAMPLERS[id(state)] = (state, Sampler(Streams(random.Random(0))))
+        settle(state, entry[1])
 
 
 def random_playout(

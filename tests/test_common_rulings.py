@@ -9,6 +9,8 @@ import re
 
 import pytest
 
+from referee.testing import play, seeded_state
+
 from referee.config import resolve_config
 from referee.game import Event
 from referee.plugins import load_registry
@@ -27,7 +29,7 @@ MAYOR = re.compile(r"^(?:[RYBG](?:[1-9]|10|P|F|D|M)|T(?:[1-9]|1[0-9])|THIEF|CASI
 def playout_strings(game_name: str, players: int, seed: int, **config) -> set[str]:
     """Every string in every observation, legal action and event of a seeded random playout."""
     game = REGISTRY.games[game_name]
-    state = game.new_state(resolve_config(game, config, players), players, random.Random(seed))
+    state = seeded_state(game, resolve_config(game, config, players), players, random.Random(seed))
     rng = random.Random(seed)
     seen: set[str] = set()
 
@@ -48,7 +50,7 @@ def playout_strings(game_name: str, players: int, seed: int, **config) -> set[st
         legal = state.legal_actions()
         collect(state.observe(seat))
         collect(legal)
-        state.apply(legal[rng.randrange(len(legal))])
+        play(state, legal[rng.randrange(len(legal))])
         for out in state.drain():
             if type(out) is Event:
                 collect(out.message())
@@ -64,7 +66,7 @@ def test_C_1_maumau_the_turn_passes_to_seat_plus_one_and_wraps_to_0():
         hands = [["2S", "3S"], ["2C", "3C"], ["2D", "3D"]]
         hands[turn] = [card, "4S"]
         state = MauMauState.position(config, hands, ["6H"], ["QD", "TD", "4D"], turn)
-        state.apply({"play": card})
+        play(state, {"play": card})
         assert state.to_act() == (turn + 1) % 3
 
 
@@ -73,7 +75,7 @@ def test_C_1_presidente_the_turn_passes_to_seat_plus_one_and_wraps_to_0():
         hands = [["4C", "5C"], ["4D", "5D"], ["4H", "5H"], ["4S", "5S"]]
         state = PresidenteState.from_position(hands, to_act)
         state.drain()
-        state.apply(state.resolve({"play": [hands[to_act][0]]}))
+        play(state, state.resolve({"play": [hands[to_act][0]]}))
         assert state.to_act() == (to_act + 1) % 4
 
 
@@ -85,19 +87,19 @@ def test_C_1_mayor_a_trick_goes_round_from_the_leader_to_seat_plus_one():
         for _ in range(4):
             seat = state.to_act()
             order.append(seat)
-            state.apply(next(a for a in state.legal_actions() if "play" in a))
+            play(state, next(a for a in state.legal_actions() if "play" in a))
         assert order == [(leader + k) % 4 for k in range(4)]
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_C_1_mayor_every_trick_of_a_playout_is_played_in_seat_order(seed):
     game = REGISTRY.games["mayor"]
-    state = game.new_state(resolve_config(game, {}, 4), 4, random.Random(seed))
+    state = seeded_state(game, resolve_config(game, {}, 4), 4, random.Random(seed))
     rng = random.Random(seed)
     tricks = []
     while state.to_act() is not None:
         legal = state.legal_actions()
-        state.apply(legal[rng.randrange(len(legal))])
+        play(state, legal[rng.randrange(len(legal))])
         tricks += [o.message() for o in state.drain() if type(o) is Event and o.kind == "trick"]
     assert tricks
     for trick in tricks:

@@ -32,7 +32,7 @@ from referee import schema
 from referee.config import resolve_config
 from referee.game import Event
 from referee.plugins import load_registry
-from referee.testing import random_playout
+from referee.testing import random_playout, play, seeded_state
 from referee.replay.verify import load_replay, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,16 +108,16 @@ def _vocabulary(tmp_path: Path) -> tuple[set[str], set[str], set[str], set[str]]
         classes |= _card_classes(own)
         for k, variant in enumerate(game.variants()):
             config = resolve_config(game, variant, players)
-            for zone in game.new_state(config, players, random.Random(k)).zones().values():
+            for zone in seeded_state(game, config, players, random.Random(k)).zones().values():
                 codes.update(zone)
             path = tmp_path / f"{name}-{k}.jsonl"
             random_playout(game, variant, 1, players, replay=path)
             replay = load_replay(path)
             for rec in replay.records:
-                if rec["type"] in ("deal", "deal_end", "chance"):
+                if rec["type"] in ("deal", "deal_end"):
                     fields.update(rec)
-                    if rec["type"] == "chance":
-                        fields.add(rec["kind"])
+                elif rec["type"] == "chance":  # the core's record: only its kind is the game's word
+                    fields.add(rec["kind"])
                 elif rec["type"] == "move":
                     _keys(rec["action"], fields)
             for step in simulate(replay, game):

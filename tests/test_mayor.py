@@ -11,12 +11,16 @@ import random
 
 import pytest
 
+from referee.testing import seeded_state
+from referee.testing import play as step
+
 from referee.chance import Streams
 from referee.config import resolve_config
 from referee.errors import ConfigError, RulesError
 from referee.game import EVERYONE, Event, Record
 from referee_mayor.cards import DECK, NOT_IN_RESERVE, SPECIALS, STRENGTH, VOTES, strongest, weakest
-from referee_mayor.deal import deal_cards, shuffle_until_fit
+from referee.chance import Sampler
+from referee_mayor.deal import DEAL_SHUFFLE, deal_cards as deal_from_deck
 from referee_mayor.game import Mayor
 from referee_mayor.scoring import deal_points, score_deal, threshold
 from referee_mayor.state import MayorState
@@ -35,9 +39,9 @@ def play(state: MayorState, *cards) -> None:
     """Each card (or action dict) is played by the seat to act, in turn (a bare CASINO names R10)."""
     for card in cards:
         if isinstance(card, dict):
-            state.apply(card)
+            step(state, card)
         else:
-            state.apply({"play": card, "name": "R10"} if card == "CASINO" else {"play": card})
+            step(state, {"play": card, "name": "R10"} if card == "CASINO" else {"play": card})
 
 
 def strings(obj) -> set[str]:
@@ -77,7 +81,7 @@ def top(pile: list[str], n: int) -> list[str]:
 
 def new_match(seed=1, **config):
     resolved = resolve_config(GAME, config, 4)
-    return GAME.new_state(resolved, 4, random.Random(seed))
+    return seeded_state(GAME, resolved, 4, random.Random(seed))
 
 
 # -- options, config ---------------------------------------------------------------------------
@@ -106,6 +110,25 @@ def test_C_4_strength_order():
 
 
 # -- M-1 the deal ------------------------------------------------------------------------------
+
+
+class _OneStream:
+    """Streams whose every deal draws from one PRNG (to sample many deals from one seed)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def deal(self, n: int) -> random.Random:
+        return self.rng
+
+
+def shuffle_until_fit(rng: random.Random) -> list[str]:
+    """The deck of a deal drawn from `rng` as the runner draws it: shuffled again until the reserve fits (M-1)."""
+    return Sampler(_OneStream(rng)).sample(DEAL_SHUFFLE, 1)
+
+
+def deal_cards(rng: random.Random, dealer: int) -> tuple[list[list[str]], list[str]]:
+    return deal_from_deck(shuffle_until_fit(rng), dealer)
 
 
 def test_M_1_reserve_never_holds_a_forbidden_card_over_10000_deals():
@@ -165,7 +188,7 @@ def test_M_2_candidate_is_the_town_hall_holder_and_calls_any_suit():
     assert obs["role"] == "candidate" and "reserve" not in obs  # the reserve comes after the call
     called = "B"
     holder = next(s for s in range(4) if "BM" in state.hands[s])
-    state.apply({"call": called})
+    step(state, {"call": called})
     out = events(state)
     assert [e.data for e in out if e.kind == "called"] == [{"seat": c, "suit": "B"}]
     roles = [e for e in out if e.kind == "role"]
@@ -188,7 +211,7 @@ def test_M_2_calling_ones_own_mayor_means_alone():
         if own is not None:
             break
     state.drain()
-    state.apply({"call": own})
+    step(state, {"call": own})
     assert state.ally is None and state.team == [0 if s == c else 1 for s in range(4)]
     assert not events(state, "role")
     obs = state.observe(c)
@@ -200,7 +223,7 @@ def test_M_3_reserve_seen_by_the_candidate_only_and_six_allowed_discards():
     state = new_match(seed=11)
     record = state.drain()[0].data
     c = state.candidate
-    state.apply({"call": "R"})
+    step(state, {"call": "R"})
     out = events(state)
     reserve_events = [e for e in out if e.kind == "reserve"]
     assert [e.to for e in reserve_events] == [(c,)] and reserve_events[0].data["cards"] == record["reserve"]
@@ -213,8 +236,8 @@ def test_M_3_reserve_seen_by_the_candidate_only_and_six_allowed_discards():
         assert {a["discard"] for a in legal} == {x for x in state.hands[c] if x not in NOT_IN_RESERVE}
         with pytest.raises(RulesError):
             forbidden = next((x for x in state.hands[c] if x in NOT_IN_RESERVE), None)
-            state.apply({"discard": forbidden})
-        state.apply(legal[-1])
+            step(state, {"discard": forbidden})
+        step(state, legal[-1])
         seen = events(state, "discarded")
         assert [e.data.get("card") for e in seen if e.to == (c,)] == [legal[-1]["discard"]]
         assert all("card" not in e.data for e in seen if e.to != (c,))
@@ -242,7 +265,7 @@ def test_M_4_the_deal_passes_left_and_each_deal_is_shuffled_from_its_own_stream(
     state = new_match(seed=21, deals=3)
     records = [o.data for o in state.drain() if isinstance(o, Record)]
     while state.to_act() is not None:
-        state.apply(state.legal_actions()[0])
+        step(state, state.legal_actions()[0])
         records += [o.data for o in state.drain() if isinstance(o, Record)]
     deals = [r for r in records if r["type"] == "deal"]
     assert [d["dealer"] for d in deals] == [0, 1, 2]
@@ -335,7 +358,7 @@ def test_M_6_illegal_plays_are_refused():
     assert state.resolve({"play": "R3"}) == {"play": "R3"}
     assert state.resolve({"play": "R3", "extra": 1}) is None
     with pytest.raises(RulesError):
-        state.apply({"play": "Y4"})
+        step(state, {"play": "Y4"})
 
 
 @pytest.mark.parametrize(
@@ -490,10 +513,10 @@ def test_M_12_counter_by_a_policeman_out_of_turn_and_out_of_suit(mode):
     assert state.phase == "counter" and state.to_act() == 1
     assert state.legal_actions() == [{"play": "YP"}, {"pass": True}]
     assert state.observe(1)["counter"] == {"thief": 0} and state.observe(1)["phase"] == "counter"
-    state.apply({"pass": True})
+    step(state, {"pass": True})
     assert not state.drain()  # a pass is told to nobody
     assert state.to_act() == 3 and state.legal_actions() == [{"play": "BP"}, {"pass": True}]
-    state.apply({"play": "BP"})
+    step(state, {"play": "BP"})
     assert events(state, "played")[0].data == {"seat": 3, "card": "BP", "counter": True}
     # the counter card set the suit led; play resumes with seat 1, then seat 2
     assert state.phase == "play" and state.led == "B" and state.to_act() == 1
@@ -515,7 +538,7 @@ def test_M_12_offers_go_to_opponents_still_to_play_holding_a_stopper_in_seat_ord
     play(state, "R1", "THIEF")
     assert state.phase == "counter" and state.to_act() == 2  # seat 3 is the Thief's teammate
     assert state.legal_actions() == [{"play": "T1"}, {"pass": True}]
-    state.apply({"play": "T1"})
+    step(state, {"play": "T1"})
     assert state.led == "R" and state.to_act() == 3 and state.phase == "play"
     assert cards(state) == ["RP"]
 
@@ -525,7 +548,7 @@ def test_M_12_prison_counter_after_a_thief_lead_sets_buildings_and_must_be_overt
     state = revealed([["THIEF", "R1"], ["R5", "T3"], ["R6", "T2"], ["T1", "R4"]], mode=mode)
     play(state, "THIEF")
     assert state.to_act() == 3  # seat 1 holds no stopper; seat 3 holds the Prison
-    state.apply({"play": "T1"})
+    step(state, {"play": "T1"})
     assert state.led == "T" and state.to_act() == 1
     assert cards(state) == ["T3"]  # must overtrump the Prison
     play(state, "T3")
@@ -559,7 +582,7 @@ def test_M_12_every_offer_passed_resumes_in_turn_and_a_later_policeman_still_sto
     state = revealed([["THIEF", "R1"], ["RP", "R2"], ["R3", "Y3"], ["R4", "Y4"]])
     play(state, "THIEF")
     assert state.to_act() == 1
-    state.apply({"pass": True})
+    step(state, {"pass": True})
     assert state.phase == "play" and state.to_act() == 1 and "RP" in cards(state)
     play(state, "RP", "R3", "R4")
     assert state.piles[1][-4:] == ["RP", "R3", "R4", "THIEF"]
@@ -886,7 +909,7 @@ def test_match_totals_over_deals_and_outcome():
     state = new_match(seed=4, deals=2)
     ends = []
     while state.to_act() is not None:
-        state.apply(state.legal_actions()[-1])
+        step(state, state.legal_actions()[-1])
         ends += [o.data for o in state.drain() if isinstance(o, Record) and o.data["type"] == "deal_end"]
     assert len(ends) == 2
     totals = [a + b for a, b in zip(ends[0]["scores"], ends[1]["scores"])]
@@ -1023,7 +1046,7 @@ def test_M_12_the_first_to_counter_ends_the_offers():
     state = revealed([["THIEF", "R1"], ["YP", "R2"], ["Y3", "R3"], ["BP", "R4"]])
     play(state, "THIEF")
     assert state.phase == "counter" and state.offers == [1, 3]
-    state.apply({"play": "YP"})
+    step(state, {"play": "YP"})
     assert state.phase == "play" and state.to_act() == 2 and cards(state) == ["Y3"]
     play(state, "Y3")
     # seat 3 is not asked: an ordinary turn (no yellow, no Building: anything), no pass
@@ -1036,9 +1059,9 @@ def test_M_12_offers_wrap_around_in_seat_order_from_the_thief_and_play_resumes_f
     state = revealed([["RP", "R1"], ["R2", "Y2"], ["T1", "R3"], ["THIEF", "R4"]], leader=3)
     play(state, "THIEF")
     assert state.phase == "counter" and state.to_act() == 0
-    state.apply({"pass": True})
+    step(state, {"pass": True})
     assert state.to_act() == 2
-    state.apply({"play": "T1"})  # the Prison counters and makes Buildings the suit led
+    step(state, {"play": "T1"})  # the Prison counters and makes Buildings the suit led
     assert state.phase == "play" and state.led == "T"
     assert state.to_act() == 0 and cards(state) == ["R1", "RP"]  # no Building: anything
     play(state, "R1")
@@ -1055,10 +1078,10 @@ def test_M_12_a_lone_candidates_thief_is_offered_to_all_three_others_in_seat_ord
     assert state.team == [0, 1, 1, 1]
     play(state, "THIEF")
     assert state.phase == "counter" and state.offers == [1, 2, 3]
-    state.apply({"pass": True})
-    state.apply({"pass": True})
+    step(state, {"pass": True})
+    step(state, {"pass": True})
     assert state.to_act() == 3
-    state.apply({"play": "BP"})
+    step(state, {"play": "BP"})
     assert state.to_act() == 1 and state.led == "B"
     play(state, "R2")
     assert state.to_act() == 2 and cards(state) == ["T1"]  # void in blue: the Prison, a Building
@@ -1113,9 +1136,9 @@ def test_M_12_play_resumes_in_turn_order_from_the_thief_not_from_the_counter():
     hands = [["THIEF", "R1"], ["YP", "R2"], ["T1", "R3"], ["BP", "R4"]]
     state = pos(hands, ally=None, revealed=True, piles=(["GM"], []))
     play(state, "THIEF")
-    state.apply({"pass": True})
+    step(state, {"pass": True})
     assert state.to_act() == 2
-    state.apply({"play": "T1"})
+    step(state, {"play": "T1"})
     assert state.phase == "play" and state.to_act() == 1
     play(state, "R2")
     assert state.to_act() == 3

@@ -20,7 +20,7 @@ from referee.config import resolve_config
 from referee.game import Event
 from referee.players import StrategyPlayer
 from referee.runner import Limits, Seat, run_match
-from referee.testing import random_playout
+from referee.testing import random_playout, play, seeded_state
 from referee_mayor.cards import DECK, SPECIALS, SUIT
 from referee_mayor.game import Mayor
 from referee_mayor.state import MayorState
@@ -32,7 +32,7 @@ MODES = ["basic", "advanced"]
 
 
 def new_state(seed: int, mode: str) -> MayorState:
-    return GAME.new_state(resolve_config(GAME, {"mode": mode, "deals": 1}, 4), 4, random.Random(seed))
+    return seeded_state(GAME, resolve_config(GAME, {"mode": mode, "deals": 1}, 4), 4, random.Random(seed))
 
 
 # -- the information test ----------------------------------------------------------------------
@@ -123,8 +123,8 @@ def test_M_9_who_holds_the_called_mayor_is_invisible_to_third_seats_until_it_is_
                 if choice.get("play") in SPECIALS:
                     totals[choice["play"]] += 1
                 totals["steps"] += 1
-            a.apply(choice)
-            b.apply(choice)
+            play(a, choice)
+            play(b, choice)
             assert not a.revealed and not b.revealed
         assert called and a.ally == x and b.ally == y
         # the two deals really are different underneath: the piles went to different teams
@@ -142,10 +142,10 @@ def test_M_9_observations_before_and_after_the_reveal():
         assert obs["revealed"] is False
         assert obs["ally"] == (2 if seat == 2 else None)
         assert obs["role"] == ("candidate", "opposition", "ally", "opposition")[seat]
-    state.apply({"play": "R1"})
-    state.apply({"play": "R2"})
-    state.apply({"play": "GM"})  # no red, no Building: anything; the ally is revealed
-    state.apply({"play": "R4"})
+    play(state, {"play": "R1"})
+    play(state, {"play": "R2"})
+    play(state, {"play": "GM"})  # no red, no Building: anything; the ally is revealed
+    play(state, {"play": "R4"})
     out = [o for o in state.drain() if isinstance(o, Event)]
     assert [e.data for e in out if e.kind == "ally_revealed"] == [{"seat": 2, "candidate": 0, "alone": False}]
     trick = [e.data for e in out if e.kind == "trick"][0]
@@ -160,7 +160,7 @@ def test_M_9_observations_before_and_after_the_reveal():
 def test_M_9_a_trick_event_before_the_reveal_does_not_say_which_pile():
     state = MayorState.position([["R1", "Y1"], ["THIEF", "Y2"], ["R3", "GM"], ["R4", "Y4"]], 0, "G")
     for card in ("R1", "THIEF", "R3", "R4"):
-        state.apply({"play": card})
+        play(state, {"play": card})
     trick = [o.data for o in state.drain() if isinstance(o, Event) and o.kind == "trick"][0]
     assert set(trick) == {"trick", "leader", "winner", "cards", "seats"}
 
@@ -171,7 +171,7 @@ def test_M_3_hidden_from_the_reserve():
     for seat in range(4):
         assert reserve <= state.hidden_from(seat)  # nobody has seen it before the call
         assert "T19" not in state.hidden_from(seat)  # everyone knows the candidate holds it
-    state.apply({"call": "R"})
+    play(state, {"call": "R"})
     c = state.candidate
     assert not reserve & state.hidden_from(c)
     for seat in range(4):
@@ -311,18 +311,18 @@ def test_greedy_calls_a_suit_it_does_not_hold():
 
 def test_greedy_discards_allowed_cards_and_keeps_buildings():
     state = new_state(5, "advanced")
-    state.apply({"call": "R"})
+    play(state, {"call": "R"})
     strategy = greedy(state.candidate, "advanced")
     while state.phase == "discard":
         action = choose(strategy, state)
         assert action in state.legal_actions() and not action["discard"].startswith("T")
-        state.apply(action)
+        play(state, action)
 
 
 def test_greedy_counters_a_thief():
     state = MayorState.position([["THIEF", "R1"], ["YP", "R2"], ["Y3", "R3"], ["R4", "Y4"]], 0, "G",
                                 ally=2, revealed=True, piles=(["GM"], []))
-    state.apply({"play": "THIEF"})
+    play(state, {"play": "THIEF"})
     assert state.phase == "counter"
     assert choose(greedy(1), state) == {"play": "YP"}
 
@@ -330,7 +330,7 @@ def test_greedy_counters_a_thief():
 def test_greedy_names_the_known_top_card_with_its_casino():
     state = MayorState.position([["R1", "Y1"], ["CASINO", "Y2"], ["R3", "Y3"], ["R4", "Y4"]], 0, "G",
                                 ally=2, revealed=True, piles=(["B5", "GM"], []))
-    state.apply({"play": "R1"})
+    play(state, {"play": "R1"})
     assert choose(greedy(1), state) == {"play": "CASINO", "name": "GM"}
 
 
@@ -338,7 +338,7 @@ def test_greedy_steals_a_rich_trick_it_is_losing():
     state = MayorState.position([["RD", "Y1"], ["RM", "Y2"], ["R9", "GM"], ["THIEF", "B4"]], 0, "G",
                                 mode="advanced")
     for card in ("RD", "RM", "R9"):
-        state.apply({"play": card})
+        play(state, {"play": card})
     # seat 3 is an opponent of the candidate; seat 1's RM wins, but seat 3 does not know seat 1's side
     assert choose(greedy(3, "advanced"), state) == {"play": "THIEF"}
 
@@ -392,8 +392,8 @@ def test_M_9_a_lone_candidate_looks_like_one_with_an_ally_until_the_reveal(mode,
                     break
                 specials = [act for act in common if act.get("play") in SPECIALS]
                 choice = rng.choice(specials if specials and rng.random() < 0.5 else common)
-            a.apply(choice)
-            b.apply(choice)
+            play(a, choice)
+            play(b, choice)
             assert not a.revealed and not b.revealed
         assert a.ally is None and b.ally == y and a.team != b.team
         runs += 1

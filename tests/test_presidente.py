@@ -16,7 +16,8 @@ import pytest
 from referee.errors import RulesError
 from referee.game import Event, Record, audience
 from referee.replay.records import read_replay
-from referee.testing import random_playout
+from referee.testing import random_playout, seeded_state
+from referee.testing import play as step
 from referee_presidente.cards import DECK, DECK_WITH_JOKERS, highest, lowest
 from referee_presidente.game import Presidente, PresidenteState, plays
 from referee_strategies.presidente_greedy import PresidenteGreedy
@@ -35,7 +36,7 @@ def act(state: PresidenteState, action) -> list:
     """Apply an action as a bot would send it; return what it produced."""
     resolved = state.resolve(action)
     assert resolved is not None, f"{action} is not legal; legal: {state.legal_actions()}"
-    state.apply(resolved)
+    step(state, resolved)
     return state.drain()
 
 
@@ -67,7 +68,7 @@ def records(outputs, kind: str) -> list[dict]:
 
 
 def test_P_1_deal_of_13_and_seat_1_leads_round_1():
-    state = GAME.new_state({"jokers": False, "rounds": 5}, 4, random.Random(7))
+    state = seeded_state(GAME, {"jokers": False, "rounds": 5}, 4, random.Random(7))
     out = state.drain()
     (deal,) = records(out, "deal")
     assert deal["deal"] == 1 and deal["dealer"] == 0
@@ -100,11 +101,11 @@ def test_P_1_five_rounds_dealer_passes_left_and_round_5_decides(tmp_path):
 def test_P_1_rounds_option():
     result = random_playout(GAME, {"rounds": 2}, seed=3)
     assert sorted(result.result["ranks"]) == [1, 2, 3, 4]
-    state = GAME.new_state({"jokers": False, "rounds": 1}, 4, random.Random(1))
+    state = seeded_state(GAME, {"jokers": False, "rounds": 1}, 4, random.Random(1))
     rng = random.Random(1)
     while state.to_act() is not None:
         legal = state.legal_actions()
-        state.apply(legal[rng.randrange(len(legal))])
+        step(state, legal[rng.randrange(len(legal))])
     assert state.deal == 1 and len(state.history) == 1
     assert state.outcome().scores == state.history[0]
 
@@ -145,9 +146,9 @@ def test_P_3_count_matching_pairs():
     state = position([FILLER, hand, FILLER, FILLER], 1, [(0, ["6H", "6S"])])
     assert legal_plays(state) == [["7C", "7D"], ["7C", "7H"], ["7D", "7H"], ["QC", "QD"]]
     with pytest.raises(RulesError):
-        state.apply({"play": ["9S"]})
+        step(state, {"play": ["9S"]})
     with pytest.raises(RulesError):
-        state.apply({"play": ["7C", "7D", "7H"]})
+        step(state, {"play": ["7C", "7D", "7H"]})
 
 
 def test_P_3_count_matching_triples():
@@ -620,21 +621,21 @@ def test_P_9_gifts_come_from_the_hands_as_dealt():
 
 
 def test_P_10_jokers_deal_15_to_the_dealer_then_to_the_slave():
-    state = GAME.new_state({"jokers": True, "rounds": 5}, 4, random.Random(5))
+    state = seeded_state(GAME, {"jokers": True, "rounds": 5}, 4, random.Random(5))
     (deal,) = records(state.drain(), "deal")
     assert [len(h) for h in deal["hands"]] == [15, 13, 13, 13]  # round 1: the dealer, seat 0
     assert Counter(c for h in deal["hands"] for c in h) == Counter(DECK_WITH_JOKERS)
     rng = random.Random(5)
     while state.deal == 1:
         legal = state.legal_actions()
-        state.apply(legal[rng.randrange(len(legal))])
+        step(state, legal[rng.randrange(len(legal))])
     out = state.drain()
     (end,) = records(out, "deal_end")
     (deal,) = records(out, "deal")
     slave = end["places"].index(4)
     assert [len(h) for h in deal["hands"]] == [15 if s == slave else 13 for s in range(4)]
     while state.phase == "exchange":
-        state.apply(state.legal_actions()[0])
+        step(state, state.legal_actions()[0])
     assert [len(h) for h in state.hands] == [15 if s == slave else 13 for s in range(4)]
 
 
@@ -741,14 +742,14 @@ def test_resolve_a_pass_must_be_the_literal_true():
     for bad in ({"pass": 1}, {"pass": 1.0}, {"pass": "true"}, {"pass": True, "play": ["KH"]}):
         assert state.resolve(bad) is None, bad
         with pytest.raises(RulesError):
-            state.apply(bad)
+            step(state, bad)
 
 
 @pytest.mark.parametrize("variant", [{}, {"jokers": True}])
 def test_random_playouts_conserve_cards_and_always_offer_an_action(variant):
     deck = Counter(DECK_WITH_JOKERS if variant else DECK)
     for seed in range(60):
-        state = GAME.new_state({"jokers": False, "rounds": 5, **variant}, 4, random.Random(seed))
+        state = seeded_state(GAME, {"jokers": False, "rounds": 5, **variant}, 4, random.Random(seed))
         rng = random.Random(seed)
         while (seat := state.to_act()) is not None:
             legal = state.legal_actions()
@@ -759,7 +760,7 @@ def test_random_playouts_conserve_cards_and_always_offer_an_action(variant):
             # events told before a new round's deal record belong to the round just ended: what a
             # seat could not see then is what it could not see before this move, less the move's cards
             before = [state.hidden_from(s) - strings(action) for s in range(4)]
-            state.apply(action)
+            step(state, action)
             assert Counter(c for z in state.zones().values() for c in z) == deck
             outputs = state.drain()
             new_deal = any(isinstance(o, Record) and o.data["type"] == "deal" for o in outputs)
@@ -816,5 +817,5 @@ def test_greedy_gives_its_worst_cards_as_a_citizen():
     while state.to_act() == 0:
         action = greedy_choice(state)
         given.append(action["give"])
-        state.apply(action)
+        step(state, action)
     assert given == ["3S", "4H", "5H"]

@@ -23,7 +23,7 @@ from referee.plugins import load_registry
 from referee.runner import Limits, Seat, run_match
 from referee.testing import random_playout
 from referee.ranking import competition_ranks
-from referee.replay.verify import CannotVerify, load_replay, simulate, verify_file, verify_replay
+from referee.replay.verify import load_replay, simulate, verify_file, verify_replay
 from referee_strategies.basic import RandomLegal
 
 from misbehaving import Misbehaving
@@ -152,16 +152,26 @@ def test_a_wrong_result_is_caught(tmp_path, game, field):
     assert verdict.discrepancy.message.startswith(f"result record: {field}")
 
 
+def _first_deal(recs: list[dict]) -> tuple[int, int]:
+    """The indexes of the first deal's chance record (its shuffle) and of its deal record."""
+    k = next(i for i, r in enumerate(recs) if r["type"] == "chance" and r["kind"] == "deal")
+    return k, next(i for i in range(k, len(recs)) if recs[i]["type"] == "deal")
+
+
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_swapped_hands_are_caught_at_the_first_move_that_betrays_them(tmp_path, game):
     recs = records(make(tmp_path, game))
-    k = next(i for i, r in enumerate(recs) if r["type"] == "deal")
+    c, k = _first_deal(recs)
     hands = recs[k]["hands"]
     # two seats, neither the Mayor candidate (holder of T19): the deal record itself stays plausible
     a, b = [s for s in range(len(hands)) if "T19" not in hands[s]][:2]
     hands[a], hands[b] = hands[b], hands[a]
-    verdict = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY)
-    d = verdict.discrepancy
+    d = verify_file(write(tmp_path / "hands.jsonl", recs), REGISTRY).discrepancy
+    assert (d.deal, d.line) == (1, k + 1) and "deal record differs: hands" in d.message  # not the shuffle's deal
+    # and with a shuffle that deals exactly those hands (the game's own reading of a deal record):
+    # every record is consistent, the moves are not
+    recs[c]["outcome"] = REGISTRY.game(game).old_outcome(recs[k], None)
+    d = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY).discrepancy
     assert d is not None and d.deal == 1 and d.move is not None and d.move >= 1
     assert "not legal" in d.message
     assert recs[d.line - 1]["type"] == "move" and recs[d.line - 1]["seat"] in (a, b)
@@ -169,13 +179,13 @@ def test_swapped_hands_are_caught_at_the_first_move_that_betrays_them(tmp_path, 
 
 def test_a_swapped_candidate_hand_is_caught_at_the_deal_record(tmp_path):
     recs = records(make(tmp_path, "mayor"))
-    k = next(i for i, r in enumerate(recs) if r["type"] == "deal")
+    _, k = _first_deal(recs)
     hands = recs[k]["hands"]
     c = recs[k]["candidate"]
     hands[c], hands[(c + 1) % 4] = hands[(c + 1) % 4], hands[c]
     d = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY).discrepancy
     assert (d.deal, d.line) == (1, k + 1)
-    assert "deal record differs: candidate" in d.message
+    assert "deal record differs" in d.message
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -200,63 +210,79 @@ def test_swapped_actions_of_two_seats_are_caught(tmp_path):
     assert (d.deal, d.move) == (deal, n1) and "not legal" in d.message
 
 
-# -- impossible records: the plugins' replay_state refuses them ------------------------------------
+# -- impossible chance records: the core refuses an outcome that is not one of the request's ------
 
 
 def test_a_reserve_holding_a_forbidden_card_is_impossible_M_1(tmp_path):
     recs = records(make(tmp_path, "mayor"))
-    k = next(i for i, r in enumerate(recs) if r["type"] == "deal")
-    deal = recs[k]
-    holder = next(s for s in range(4) if "RM" in deal["hands"][s])
-    j = deal["hands"][holder].index("RM")
-    deal["hands"][holder][j], deal["reserve"][0] = deal["reserve"][0], "RM"
+    c, _ = _first_deal(recs)
+    deck = recs[c]["outcome"]
+    j = deck.index("RM")
+    deck[j], deck[-1] = deck[-1], "RM"  # the last 6 cards are the reserve
     d = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY).discrepancy
-    assert d.deal == 1 and "impossible deal record" in d.message and "M-1" in d.message and "RM" in d.message
+    assert (d.deal, d.line) == (1, c + 1)
+    assert "impossible chance record" in d.message and "M-1" in d.message
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_deal_with_a_duplicated_card_or_wrong_hand_sizes_is_impossible(tmp_path, game):
     recs = records(make(tmp_path, game))
-    k = next(i for i, r in enumerate(recs) if r["type"] == "deal")
+    c, k = _first_deal(recs)
     bad = copy.deepcopy(recs)
-    bad[k]["hands"][0][0] = bad[k]["hands"][1][0]  # one card twice, another missing
+    bad[c]["outcome"][0] = bad[c]["outcome"][1]  # one card twice, another missing
     d = verify_file(write(tmp_path / "dup.jsonl", bad), REGISTRY).discrepancy
-    assert d.deal == 1 and "not the cards it must be" in d.message
+    assert (d.deal, d.line) == (1, c + 1) and "not an order of the" in d.message and "missing" in d.message
     bad = copy.deepcopy(recs)
-    bad[k]["hands"][1].append(bad[k]["hands"][0].pop())  # the same cards, wrong sizes
+    bad[c]["outcome"].pop()  # a card short
+    d = verify_file(write(tmp_path / "short.jsonl", bad), REGISTRY).discrepancy
+    assert (d.deal, d.line) == (1, c + 1) and "not an order of the" in d.message
+    bad = copy.deepcopy(recs)
+    bad[k]["hands"][1].append(bad[k]["hands"][0].pop())  # the same cards, wrong sizes: not what the game deals
     d = verify_file(write(tmp_path / "sizes.jsonl", bad), REGISTRY).discrepancy
-    assert d.deal == 1 and "hands of" in d.message
+    assert (d.deal, d.line) == (1, k + 1) and "deal record differs" in d.message
 
 
 def _reshuffling_replay(tmp_path) -> tuple[Path, list[dict]]:
     for seed in range(1, 40):
         path = make(tmp_path, "maumau", seed)
         recs = records(path)
-        if any(r["type"] == "chance" for r in recs):
+        if any(r["type"] == "chance" and r["kind"] == "reshuffle" for r in recs):
             return path, recs
     raise AssertionError("no reshuffle in 40 seeds")
 
 
 def test_a_reshuffle_that_is_not_the_discard_pile_is_impossible_MM_8(tmp_path):
     _, recs = _reshuffling_replay(tmp_path)
-    k = next(i for i, r in enumerate(recs) if r["type"] == "chance")
+    k = next(i for i, r in enumerate(recs) if r["type"] == "chance" and r["kind"] == "reshuffle")
     deal = next(r for r in recs if r["type"] == "deal" and r["deal"] == recs[k]["deal"])
-    outside = next(c for c in deal["hands"][0] + deal["stock"] if c not in recs[k]["stock"])
-    recs[k]["stock"][0] = outside
+    outside = next(c for c in deal["hands"][0] + deal["stock"] if c not in recs[k]["outcome"])
+    recs[k]["outcome"][0] = outside
     d = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY).discrepancy
     before = [m for m in moves_of(recs) if m[0] < k][-1]
-    assert (d.deal, d.move, d.line) == (before[1], before[2], before[0] + 1)
-    assert "reshuffled draw pile" in d.message
+    assert (d.deal, d.move, d.line) == (before[1], before[2], k + 1)
+    assert "impossible chance record" in d.message and "reshuffle" in d.message
 
 
 def test_a_reordered_reshuffle_is_possible_but_differs_later_or_verifies(tmp_path):
     # another order of the same discards is a legal chance outcome: verify replays it and then
     # catches the first draw that no longer matches (or, rarely, nothing depends on the order)
     path, recs = _reshuffling_replay(tmp_path)
-    k = next(i for i, r in enumerate(recs) if r["type"] == "chance")
-    recs[k]["stock"].reverse()
+    k = next(i for i, r in enumerate(recs) if r["type"] == "chance" and r["kind"] == "reshuffle")
+    recs[k]["outcome"].reverse()
     verdict = verify_file(write(tmp_path / "t.jsonl", recs), REGISTRY)
     assert verdict.ok or verdict.discrepancy.line > k + 1
+
+
+def test_a_chance_record_of_another_kind_or_missing_is_caught(tmp_path):
+    recs = records(make(tmp_path, "presidente"))
+    c, k = _first_deal(recs)
+    bad = copy.deepcopy(recs)
+    bad[c]["kind"] = "reshuffle"
+    d = verify_file(write(tmp_path / "kind.jsonl", bad), REGISTRY).discrepancy
+    assert d.line == c + 1 and "where the match asks for a deal of deal 1" in d.message
+    # (a deal record alone reads as a replay of before, whose deal records were its outcomes)
+    d = verify_file(write(tmp_path / "none.jsonl", recs[:c] + recs[k + 1:]), REGISTRY).discrepancy
+    assert d.line == c + 1 and "the match asks for a deal (deal 1), but the replay has a move record" in d.message
 
 
 def test_a_truncated_replay_and_extra_records_are_caught(tmp_path):
@@ -504,14 +530,23 @@ def test_not_a_replay_is_a_usage_error(tmp_path):
         verify_file(tmp_path / "broken.jsonl.gz", REGISTRY)
 
 
-def test_a_game_without_replay_state_cannot_be_verified(tmp_path):
+def test_a_malformed_chance_request_is_the_plugins_error_in_verify(tmp_path):
+    from referee.errors import PluginError
     from referee_maumau.game import MauMau
+    from referee_maumau.state import MauMauState
 
-    class NoReplay(MauMau):
-        replay_state = Game.replay_state
+    class Bad(MauMauState):
+        def chance(self):
+            request = super().chance()
+            return None if request is None else ["not", "a", "request"]
 
-    with pytest.raises(CannotVerify, match="cannot re-simulate"):
-        verify_replay(load_replay(make(tmp_path, "maumau")), NoReplay())
+    class BadGame(MauMau):
+        def new_state(self, config, players):
+            full = {o.name: o.default for o in self.options}
+            return Bad({**full, **config}, players)
+
+    with pytest.raises(PluginError, match=r"game 'maumau' \(test_verify\).*not a referee.game.Shuffle"):
+        verify_replay(load_replay(make(tmp_path, "maumau")), BadGame())
 
 
 def test_verify_command_exit_codes_and_messages(tmp_path):

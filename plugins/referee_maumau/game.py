@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING, Any
 
 from referee.errors import ConfigError
-from referee.game import Game, Option
+from referee.game import Game, Option, Shuffle
 
 from referee_maumau.cards import DECK_SIZES, decks_for
 from referee_maumau.state import MauMauState
@@ -67,19 +66,25 @@ class MauMau(Game):
                 f"only {cards} (MM-1)"
             )
 
-    def new_state(self, config: dict[str, Any], players: int, rng: random.Random) -> MauMauState:
+    def new_state(self, config: dict[str, Any], players: int) -> MauMauState:
+        """A new match, waiting for its first round's shuffle."""
         full = {o.name: o.default for o in self.options}
         full.update(config)
-        return MauMauState(full, players, rng)
+        return MauMauState(full, players)
 
-    def replay_state(self, config: dict[str, Any], players: int, script) -> MauMauState:
-        """A new match that deals and reshuffles from a replay's records instead of the PRNG."""
-        full = {o.name: o.default for o in self.options}
-        full.update(config)
-        state = MauMauState(full, players, random.Random(0), deal=False)
-        state.script = script
-        state._start_deal()
-        return state
+    def old_outcome(self, record: dict[str, Any], request: Shuffle) -> list[str] | None:
+        """Reading replays written before chance went through the runner: an old deal record's
+        cards in dealing order (MM-1), or an old reshuffle record's new draw pile."""
+        if record.get("type") == "chance":
+            return record.get("stock") if record.get("kind") == "reshuffle" else None
+        hands, up, stock, dealer, active = (record.get(k) for k in ("hands", "up", "stock", "dealer", "active"))
+        try:
+            n = len(hands)
+            order = [s for s in ((dealer + k) % n for k in range(1, n + 1)) if s in active]
+            size = len(hands[order[0]])
+            return [hands[s][k] for k in range(size) for s in order] + [up] + list(stock)
+        except (TypeError, IndexError, ZeroDivisionError):
+            return None
 
     def describer(self) -> MauMauDescriber:
         """The game's words and pictures for the viewers, `play` and the schema (referee_maumau/describe.py)."""

@@ -9,19 +9,22 @@ Phases of a turn:
 - "play":  a normal turn, or answering a pending 7 penalty (MM-4);
 - "drawn": the seat just drew a playable card and plays it or keeps it (MM-5);
 - "over":  the match is over.
+
+Chance: the state never draws. It asks for each round's shuffle, and for a reshuffle before the
+move that needs one (MM-8: `_needs_reshuffle` counts the cards the move will draw), with
+`chance()`; the move is then made when the outcome comes (`apply_chance`), all at once, as if
+the outcome had always been known.
 """
 
 from __future__ import annotations
 
-import random
 from bisect import insort
 from typing import Any
 
-from referee.chance import Streams
 from referee.errors import RulesError
-from referee.game import EVERYONE, Action, Event, GameState, Outcome, Output, Record, check_cards, next_script_record
+from referee.game import EVERYONE, Action, Event, GameState, Outcome, Output, Record, Shuffle
 
-from referee_maumau.cards import ORDER, POINTS, STANDARD_RANKS, SUITS, decks_for, make_deck, shuffle
+from referee_maumau.cards import ORDER, POINTS, STANDARD_RANKS, SUITS, decks_for, make_deck
 
 SUIT, PLAY, DRAWN, OVER = "suit", "play", "drawn", "over"
 MAU, MAU_MAU = "mau", "mau mau"
@@ -40,17 +43,18 @@ class MauMauState(GameState):
     """A whole Mau Mau match (MM-1..MM-10)."""
 
     # Slots: past 30 attributes CPython 3.11 gives each instance a plain dict, and every attribute
-    # access on the hot path would pay a dict lookup. (`script` stays a class attribute.)
-    __slots__ = ("n", "streams", "chances", "hand_size", "ace", "seven_chain", "sevens", "voluntary_draw",
+    # access on the hot path would pay a dict lookup.
+    __slots__ = ("n", "_request", "_waiting", "_pile", "hand_size", "ace", "seven_chain", "sevens", "voluntary_draw",
                  "announcements", "target", "max_decisions", "max_tiebreaks", "cards", "deal", "dealer", "hands",
                  "counts", "stock", "discard", "suit", "penalty", "chain", "turn", "phase", "drawn", "decisions",
                  "stalled", "totals", "tiebreaks", "winner", "others", "active", "next_seat", "_out", "_legal",
                  "_resolved", "_move_start", "_observation")
 
-    def __init__(self, config: dict[str, Any], players: int, rng: random.Random, *, deal: bool = True) -> None:
+    def __init__(self, config: dict[str, Any], players: int, *, deal: bool = True) -> None:
         self.n = players
-        self.streams = Streams(rng)  # C-2: each deal and each reshuffle draws from its own stream
-        self.chances = 0  # chance events (reshuffles) so far in this deal
+        self._request: Shuffle | None = None  # the chance outcome the state waits for (C-2)
+        self._waiting: tuple[int, Action] | None = None  # the seat and move that wait for a reshuffle
+        self._pile: list[str] | None = None  # the reshuffled draw pile, for the move that waited for it
         self.hand_size: int = config["hand_size"]
         self.ace: str = config["ace"]
         self.seven_chain: int = config["seven_chain"]
@@ -115,7 +119,7 @@ class MauMauState(GameState):
         """A constructed position (for scenario tests): hands, the discard pile (top last), the
         draw pile (next card first), whose turn, and optionally every other piece of state."""
         n = len(hands)
-        state = cls(config, n, random.Random(seed), deal=False)
+        state = cls(config, n, deal=False)
         state.deal = deal
         state.dealer = (turn - 1) % n if dealer is None else dealer
         state.hands = [sorted(h, key=_ORDER_KEY) for h in hands]
@@ -234,6 +238,8 @@ class MauMauState(GameState):
                 act = self.resolve(action)
         if act is None or self.turn is None:
             raise RulesError(f"illegal Mau Mau action {action!r} in phase {self.phase!r}")
+        if self._pile is None and len(self.stock) <= self.penalty + self.n + 1 and self._needs_reshuffle(act):
+            return  # MM-8: the move waits for its reshuffle (chance())
         seat = self.turn
         self._legal = self._resolved = None
         self._move_start = len(self._out)
@@ -252,6 +258,49 @@ class MauMauState(GameState):
             ended = False
         if not ended and self.decisions >= self.max_decisions:
             self._end_round(None, "max_decisions")  # MM-8 safety valve
+
+    def chance(self) -> Shuffle | None:
+        return self._request
+
+    def apply_chance(self, outcome: list[str]) -> None:
+        """Deal the round from the shuffled deck, or make the move that waited for its reshuffle."""
+        request, self._request = self._request, None
+        if request is None:
+            raise RulesError("maumau: no chance outcome is pending")
+        if request.kind == "deal":
+            self._deal_from(outcome)
+            return
+        (seat, act), self._waiting = self._waiting, None
+        self.turn, self._pile = seat, outcome
+        self._legal, self._resolved = None, act
+        self.apply(act)
+        if self._pile is not None:
+            raise RulesError(f"maumau: a reshuffle asked for and not made (deal {self.deal}, a bug)")
+
+    def _needs_reshuffle(self, act: Action) -> bool:
+        """Whether `act` draws more cards than the draw pile holds, with discards to reshuffle (MM-8);
+        if so the state asks for the reshuffle of the discards that will be under the top card then."""
+        if "draw" in act:
+            need = self.penalty or 1  # MM-4, MM-5
+            pile = self.discard[:-1]
+        elif "play" in act:
+            left = self.counts[self.turn] - 1
+            said = act.get("say")
+            if left == 0 and (said == MAU_MAU or not self.announcements):
+                return False  # the round ends (MM-8)
+            need = 2 if self.announcements and left <= 1 and said is None else 0  # MM-7
+            if act["play"][0] == "A" and self.ace == "draw1":  # MM-10
+                need += len(self.active) - 1
+            pile = list(self.discard)  # the played card will be the top card
+        else:
+            return False
+        if need <= len(self.stock) or not pile:
+            return False
+        self._request = Shuffle(tuple(pile), "reshuffle")
+        self._waiting = (self.turn, act)
+        self.turn = None
+        self._legal = self._resolved = None
+        return True
 
     def observe(self, seat: int) -> dict[str, Any]:
         # A copy of the deal's template with the other fields set: about 40% cheaper in CPython
@@ -450,16 +499,12 @@ class MauMauState(GameState):
         return got
 
     def _reshuffle(self) -> None:
-        """MM-8: the discard pile less its top card becomes the new draw pile, shuffled from this
-        chance event's own stream (C-2)."""
-        pile = self.discard[:-1]
+        """MM-8: the discard pile less its top card becomes the new draw pile, in the order the
+        move asked for before it began (`_needs_reshuffle`)."""
+        pile, self._pile = self._pile, None
+        if pile is None or sorted(pile) != sorted(self.discard[:-1]):
+            raise RulesError(f"maumau: a reshuffle the move did not ask for (deal {self.deal}, a bug)")
         self.discard = self.discard[-1:]
-        self.chances += 1
-        if self.script is None:
-            shuffle(self.streams.chance(self.deal, self.chances), pile)
-        else:
-            pile = self._scripted_reshuffle(pile)
-        self._out.append(Record({"type": "chance", "deal": self.deal, "kind": "reshuffle", "stock": pile}))
         self.stock = pile[::-1]
         self._emit("reshuffle", {"stock": len(pile)})
 
@@ -475,21 +520,26 @@ class MauMauState(GameState):
         self.next_seat = [next((s + k) % n for k in range(1, n + 1) if on[(s + k) % n]) for s in range(n)]
 
     def _start_deal(self) -> None:
-        """MM-1: shuffle (from this deal's own stream, C-2), deal one at a time from dealer+1, turn
-        the up-card."""
+        """MM-1: ask for the next round's shuffle (C-2): every card, in a fixed order; dealt by
+        `apply_chance`."""
         self.deal += 1
-        n = self.n
+        self.turn = None
+        self._request = Shuffle(tuple(self.cards), "deal")
+
+    def dealing_order(self) -> list[int]:
+        """The active seats from the dealer's left, in dealing order (MM-1)."""
         order = []
         s = self.next_seat[self.dealer]
         for _ in self.active:
             order.append(s)
             s = self.next_seat[s]
-        self.chances = 0
-        if self.script is None:
-            deck = list(self.cards)
-            shuffle(self.streams.deal(self.deal), deck)
-        else:
-            deck = self._scripted_deck(order)
+        return order
+
+    def _deal_from(self, deck: list[str]) -> None:
+        """MM-1: deal the shuffled deck one at a time from dealer+1, turn the up-card."""
+        n = self.n
+        order = self.dealing_order()
+        self._legal = self._resolved = None
         dealt: list[list[str]] = [[] for _ in range(n)]
         i = 0
         for _ in range(self.hand_size):
@@ -523,29 +573,6 @@ class MauMauState(GameState):
         else:
             self.phase = PLAY
             self.turn = self.next_seat[self.dealer]
-
-    #: replay records to deal and reshuffle from instead of the PRNG (Game.replay_state), or None
-    script = None
-
-    def _scripted_deck(self, order: list[int]) -> list[str]:
-        """The deck in dealing order, rebuilt from the script's next deal record (MM-1 checked)."""
-        record = next_script_record(self.script, "deal", self.deal)
-        hands, stock, up = record.get("hands"), record.get("stock"), record.get("up")
-        if not isinstance(hands, list) or len(hands) != self.n or not all(isinstance(h, list) for h in hands) \
-                or not isinstance(stock, list) or not isinstance(up, str):
-            raise RulesError(f"deal {self.deal}: the record needs {self.n} hands, a stock and an up-card")
-        check_cards([c for h in hands for c in h] + [up] + stock, self.cards, f"deal {self.deal}: the cards")
-        sizes = [self.hand_size if s in order else 0 for s in range(self.n)]
-        if [len(h) for h in hands] != sizes:
-            raise RulesError(f"deal {self.deal}: hands of {[len(h) for h in hands]} cards, not {sizes} (MM-1)")
-        return [hands[s][k] for k in range(self.hand_size) for s in order] + [up] + stock
-
-    def _scripted_reshuffle(self, pile: list[str]) -> list[str]:
-        """The new draw pile of the script's next chance record: the discards, reordered (MM-8)."""
-        record = next_script_record(self.script, "chance", self.deal)
-        if record.get("kind") != "reshuffle":
-            raise RulesError(f"deal {self.deal}: a {record.get('kind')!r} chance record where a reshuffle is due")
-        return check_cards(record.get("stock"), pile, f"deal {self.deal}: the reshuffled draw pile")
 
     def _end_round(self, winner: int | None, reason: str) -> None:
         """Score the round (MM-9), then deal the next one, a tie-break, or end the match."""

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING, Any
 
-from referee.game import Game, Option
+from referee.game import Game, Option, Shuffle
 
+from referee_mayor.deal import PLAYERS, dealt_deck
 from referee_mayor.scoring import BASIC, MODES
 from referee_mayor.state import MayorState
 
@@ -45,16 +45,18 @@ may counter out of turn. The candidate's team needs 48 cards (alone 33) or 69-73
 (alone 44-50, by Specials captured). Deal points: +2/+1/-1.5 each (alone +3/-1 each), negated
 on a loss; the match ranks seats by total points."""
 
-    def new_state(self, config: dict[str, Any], players: int, rng: random.Random) -> MayorState:
-        """A new match with its first deal dealt (seat 0 deals, M-4)."""
-        return MayorState(config["mode"], config["deals"], rng)
+    def new_state(self, config: dict[str, Any], players: int) -> MayorState:
+        """A new match, waiting for its first deal's shuffle (seat 0 deals, M-4)."""
+        return MayorState(config["mode"], config["deals"])
 
-    def replay_state(self, config: dict[str, Any], players: int, script) -> MayorState:
-        """A new match dealt from a replay's deal records (M-1 checked) instead of the PRNG."""
-        state = MayorState(config["mode"], config["deals"], random.Random(0), start=False)
-        state.script = script
-        state._start_deal()
-        return state
+    def old_outcome(self, record: dict[str, Any], request: Shuffle) -> list[str] | None:
+        """Reading replays written before chance went through the runner: the deck an old deal
+        record's hands (as dealt, in packets) and reserve were dealt from."""
+        hands, reserve, dealer = record.get("hands"), record.get("reserve"), record.get("dealer")
+        if not isinstance(hands, list) or len(hands) != PLAYERS or not all(isinstance(h, list) for h in hands) \
+                or not isinstance(reserve, list) or type(dealer) is not int:
+            return None
+        return dealt_deck(hands, reserve, dealer)
 
     def variants(self) -> list[dict[str, Any]]:
         """Both modes."""

@@ -16,14 +16,11 @@ which pile a trick went to and the effects of a Thief, a Crane or a basic Casino
 
 from __future__ import annotations
 
-import random
 from bisect import bisect_left
 from typing import Any
 
-from referee.chance import Streams
 from referee.errors import RulesError
-from referee.game import (EVERYONE, Action, Audience, Event, GameState, Outcome, Output, Record, check_cards,
-                          next_script_record)
+from referee.game import EVERYONE, Action, Audience, Event, GameState, Outcome, Output, Record, Shuffle
 
 from referee_mayor.cards import (
     BUILDING,
@@ -43,7 +40,7 @@ from referee_mayor.cards import (
     votes,
     weakest,
 )
-from referee_mayor.deal import HAND, PLAYERS, RESERVE, deal_cards
+from referee_mayor.deal import DEAL_SHUFFLE, PLAYERS, RESERVE, deal_cards
 from referee_mayor.scoring import ADVANCED, BASIC, deal_points, number, score_deal
 
 CANDIDATE_TEAM, OPPOSITION = 0, 1
@@ -70,23 +67,21 @@ def _split(hand: list[str]) -> dict[str, list[str]]:
 
 
 class MayorState(GameState):
-    """A whole Mayor match: `deals` deals of 4 seats, each dealt from its own stream of the PRNG it
-    was given (C-2)."""
+    """A whole Mayor match: `deals` deals of 4 seats, each dealt from the shuffle it asks for (C-2)."""
 
     # Slots: past 30 attributes CPython 3.11 gives each instance a plain dict, and every attribute
-    # access on the hot path would pay a dict lookup. (`script` stays a class attribute.)
-    __slots__ = ("mode", "advanced", "deals", "streams", "deal", "dealer", "totals", "scores", "_out",
+    # access on the hot path would pay a dict lookup.
+    __slots__ = ("mode", "advanced", "deals", "deal", "dealer", "totals", "scores", "_out",
                  "_playable_now", "_legal", "phase", "hands", "by_suit", "reserve", "reserve_zone", "discards",
                  "candidate", "called", "mayor", "ally", "team", "revealed", "piles", "pile_votes", "trick_no",
                  "leader", "current", "cursor", "trick_cards", "trick_seats", "played", "led", "top_building",
                  "stopped", "thief", "offers", "played_cards", "played_seats", "winners", "casino", "swap",
                  "_hidden_effects", "_basic_casino_hit", "known", "_observation")
 
-    def __init__(self, mode: str, deals: int, rng: random.Random, *, start: bool = True) -> None:
+    def __init__(self, mode: str, deals: int, *, start: bool = True) -> None:
         self.mode = mode
         self.advanced = mode == ADVANCED
         self.deals = deals
-        self.streams = Streams(rng)  # C-2: each deal is shuffled from its own stream
         self.deal = 1
         self.dealer = 0
         self.totals = [0.0] * PLAYERS
@@ -153,11 +148,19 @@ class MayorState(GameState):
         self.thief: int | None = None  # the seat that played the Thief in this trick
 
     def _start_deal(self) -> None:
+        """Ask for this deal's shuffle (M-1); `apply_chance` deals it. Nothing else changes meanwhile."""
+        self.phase = "deal"  # no seat acts, no action is legal
+        self.current = None
+
+    def chance(self) -> Shuffle | None:
+        return DEAL_SHUFFLE if self.phase == "deal" else None
+
+    def apply_chance(self, deck: list[str]) -> None:
+        """Deal the shuffled deck (M-1) and start the call."""
+        if self.phase != "deal":
+            raise RulesError("mayor: no deal is pending")
         self._clear_deal()
-        if self.script is None:
-            dealt, reserve = deal_cards(self.streams.deal(self.deal), self.dealer)
-        else:
-            dealt, reserve = self._scripted_deal()
+        dealt, reserve = deal_cards(deck, self.dealer)
         for seat in range(PLAYERS):
             self._hold(seat, dealt[seat])
         self.reserve = list(reserve)
@@ -171,25 +174,6 @@ class MayorState(GameState):
         for seat in range(PLAYERS):
             self._emit("deal", {"deal": self.deal, "dealer": self.dealer, "hand": list(self.hands[seat]),
                                 "candidate": self.candidate}, (seat,))
-
-    #: replay records to deal from instead of the PRNG (Game.replay_state), or None
-    script = None
-
-    def _scripted_deal(self) -> tuple[list[list[str]], list[str]]:
-        """The hands and reserve of the script's next deal record, checked against M-1."""
-        record = next_script_record(self.script, "deal", self.deal)
-        hands, reserve = record.get("hands"), record.get("reserve")
-        if not isinstance(hands, list) or len(hands) != PLAYERS or not isinstance(reserve, list):
-            raise RulesError(f"deal {self.deal}: the record needs {PLAYERS} hands and a reserve")
-        cards = [c for h in hands if isinstance(h, list) for c in h] + reserve
-        check_cards(cards, DECK, f"deal {self.deal}: the hands and the reserve")
-        if any(len(h) != HAND for h in hands) or len(reserve) != RESERVE:
-            raise RulesError(f"deal {self.deal}: hands of {[len(h) for h in hands]} cards and a reserve of "
-                             f"{len(reserve)} (M-1: 18 each, 6 in the reserve)")
-        if not NOT_IN_RESERVE.isdisjoint(reserve):
-            raise RulesError(f"deal {self.deal}: the reserve holds {sorted(NOT_IN_RESERVE.intersection(reserve))} "
-                             "(M-1: never a Mayor, a Special or T19)")
-        return [list(h) for h in hands], list(reserve)
 
     @classmethod
     def position(
@@ -209,7 +193,7 @@ class MayorState(GameState):
     ) -> "MayorState":
         """A one-deal state at the start of a trick, for tests: hands, piles (bottom first) and
         discards as given; every other card lies at the bottom of the `rest` team's pile."""
-        state = cls(mode, 1, random.Random(0), start=False)
+        state = cls(mode, 1, start=False)
         state.phase = "play"
         for seat, hand in enumerate(hands):
             state._hold(seat, list(hand))

@@ -8,14 +8,11 @@ then tricks (P-3..P-7) until at most one active player is left (P-8).
 
 from __future__ import annotations
 
-import random
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from referee.chance import Streams, shuffle
 from referee.errors import RulesError
-from referee.game import (EVERYONE, Action, Event, Game, GameState, Option, Outcome, Output, Record, check_cards,
-                          next_script_record)
+from referee.game import EVERYONE, Action, Event, Game, GameState, Option, Outcome, Output, Record, Shuffle
 from referee_presidente.cards import (
     DECK,
     DECK_WITH_JOKERS,
@@ -105,12 +102,21 @@ def plays(hand: list[str], top_rank: str | None, top_count: int, revolution: boo
     return out
 
 
+def deal_hands(deck: list[str], dealer: int, extra: int) -> list[list[str]]:
+    """P-1, P-10: one card at a time from the dealer's left, 13 each; the cards past 52 to `extra`."""
+    hands: list[list[str]] = [[] for _ in range(PLAYERS)]
+    for i in range(52):
+        hands[(dealer + 1 + i) % PLAYERS].append(deck[i])
+    hands[extra].extend(deck[52:])
+    return hands
+
+
 class PresidenteState(GameState):
     """The whole state of one Presidente match."""
 
-    def __init__(self, config: dict[str, Any], rng: random.Random) -> None:
+    def __init__(self, config: dict[str, Any]) -> None:
         self.config = config
-        self.streams = Streams(rng)  # C-2: each round is shuffled from its own stream
+        self._pending: Shuffle | None = None  # the round's shuffle, asked for and not yet dealt (C-2)
         self.jokers: bool = bool(config.get("jokers", False))
         self.rounds: int = int(config.get("rounds", 5))
         self.deal = 0
@@ -151,39 +157,25 @@ class PresidenteState(GameState):
         self.exchanged = False
 
     def _deal_round(self) -> None:
-        """Shuffle (from this round's own stream, C-2) and deal the next round (P-1, P-10)."""
+        """Ask for the next round's shuffle (C-2): every card, in a fixed order; dealt by `apply_chance`."""
         self.deal += 1
         self.dealer = (self.deal - 1) % PLAYERS  # round 1: seat 0 deals; then the deal passes left
-        if self.script is not None:
-            self._begin_round(self._scripted_hands())
-            return
-        deck = list(DECK_WITH_JOKERS if self.jokers else DECK)
-        shuffle(self.streams.deal(self.deal), deck)
-        hands: list[list[str]] = [[] for _ in range(PLAYERS)]
-        for i in range(52):  # one at a time from the dealer's left, 13 each
-            hands[(self.dealer + 1 + i) % PLAYERS].append(deck[i])
-        if self.jokers:  # P-10: the extra two to the Slave; round 1 to the dealer
-            extra = self.dealer if self.prev_places is None else self.prev_places.index(4)
-            hands[extra].extend(deck[52:])
-        self._begin_round(hands)
+        self.turn = None
+        self._pending = Shuffle(DECK_WITH_JOKERS if self.jokers else DECK, "deal")
 
-    #: replay records to deal from instead of the PRNG (Game.replay_state), or None
-    script = None
+    def chance(self) -> Shuffle | None:
+        return self._pending
 
-    def _scripted_hands(self) -> list[list[str]]:
-        """The hands of the script's next deal record, checked against P-1 and P-10."""
-        record = next_script_record(self.script, "deal", self.deal)
-        hands = record.get("hands")
-        if not isinstance(hands, list) or len(hands) != PLAYERS or not all(isinstance(h, list) for h in hands):
-            raise RulesError(f"deal {self.deal}: the record needs {PLAYERS} hands")
-        deck = DECK_WITH_JOKERS if self.jokers else DECK
-        check_cards([c for h in hands for c in h], deck, f"deal {self.deal}: the hands")
-        sizes = [13] * PLAYERS
-        if self.jokers:  # P-10: the extra two to the Slave; round 1 to the dealer
-            sizes[self.dealer if self.prev_places is None else self.prev_places.index(4)] += 2
-        if [len(h) for h in hands] != sizes:
-            raise RulesError(f"deal {self.deal}: hands of {[len(h) for h in hands]} cards, not {sizes} (P-1, P-10)")
-        return [list(h) for h in hands]
+    def apply_chance(self, deck: list[str]) -> None:
+        """Deal the shuffled deck (P-1, P-10) and start the round."""
+        if self._pending is None:
+            raise RulesError("presidente: no deal is pending")
+        self._pending = None
+        self._begin_round(deal_hands(deck, self.dealer, self._extra_seat()))
+
+    def _extra_seat(self) -> int:
+        """P-10: who gets the two cards past 52 (the jokers' deal): the Slave; round 1 the dealer."""
+        return self.dealer if self.prev_places is None else self.prev_places.index(4)
 
     def _begin_round(self, hands: list[list[str]]) -> None:
         """Start a round with these hands as dealt: deal record, deal events, exchange or play."""
@@ -536,7 +528,7 @@ class PresidenteState(GameState):
         passed, places already taken; every other card is put in the discards."""
         if jokers is None:
             jokers = any(c[0] == "X" for h in hands for c in h) or any(c[0] == "X" for _, p in table for c in p)
-        state = cls({"jokers": jokers, "rounds": rounds}, random.Random(seed))
+        state = cls({"jokers": jokers, "rounds": rounds})
         state.deal = round
         state.dealer = (round - 1) % PLAYERS
         state.reigning = reigning
@@ -586,7 +578,7 @@ class PresidenteState(GameState):
     ) -> PresidenteState:
         """A round `round` (>= 2) as dealt with `hands`, after a round with `previous_places`
         (for tests): the exchange is about to start."""
-        state = cls({"jokers": jokers, "rounds": max(round, 5)}, random.Random(seed))
+        state = cls({"jokers": jokers, "rounds": max(round, 5)})
         state.deal = round
         state.dealer = (round - 1) % PLAYERS
         state.prev_places = list(previous_places)
@@ -623,17 +615,26 @@ class Presidente(Game):
         "Points per round 3/2/1/0 by place; the President of the last round wins the match."
     )
 
-    def new_state(self, config: dict[str, Any], players: int, rng: random.Random) -> PresidenteState:
-        state = PresidenteState(config, rng)
+    def new_state(self, config: dict[str, Any], players: int) -> PresidenteState:
+        """A new match, waiting for its first round's shuffle."""
+        state = PresidenteState(config)
         state._deal_round()
         return state
 
-    def replay_state(self, config: dict[str, Any], players: int, script) -> PresidenteState:
-        """A new match dealt from a replay's deal records instead of the PRNG."""
-        state = PresidenteState(config, random.Random(0))
-        state.script = script
-        state._deal_round()
-        return state
+    def old_outcome(self, record: dict[str, Any], request: Shuffle) -> list[str] | None:
+        """Reading replays written before chance went through the runner: a deck that deals an
+        old deal record's hands (they were recorded sorted, so not the shuffle itself: any deck
+        dealing them makes the same round)."""
+        hands, dealer = record.get("hands"), record.get("dealer")
+        if not isinstance(hands, list) or len(hands) != PLAYERS or not all(isinstance(h, list) for h in hands) \
+                or type(dealer) is not int:
+            return None
+        order = [(dealer + 1 + i) % PLAYERS for i in range(PLAYERS)]
+        hands = [list(h) for h in hands]
+        extra = [c for h in hands if len(h) > 13 for c in h[13:]]  # P-10: the two past 52
+        if any(len(h) < 13 for h in hands):
+            return None
+        return [hands[order[i % PLAYERS]][i // PLAYERS] for i in range(52)] + extra
 
     def variants(self) -> list[dict[str, Any]]:
         return [{}, {"jokers": True}]

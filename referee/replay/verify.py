@@ -1,13 +1,17 @@
 """Verifying a replay: re-simulate the match from the file's own records, and compare.
 
-A replay holds every deal as dealt and every chance outcome (PROTOCOL.md), so the match can be
-played again without the referee's PRNG: the rules plugin takes its deals and reshuffles from
-the file (`Game.replay_state`), each recorded move must be a legal action of the seat to act,
-and every record the game emits again (deal, chance, deal_end) must equal the file's. At the
-end the result record must hold the game's own outcome: the scores, and the ranks computed by
-C-5 with the recorded disqualified seats; the fault counts and disqualifications must agree
-with the faults recorded on the moves, and the moves the referee chose itself (the fallback
-policy for a fault or a disqualified seat) must be the policy's.
+A replay holds every chance outcome the match asked for (PROTOCOL.md), so the match can be
+played again without the referee's PRNG: the game's state asks for its chance outcomes as it
+does under the runner (`GameState.chance()`), and each is taken from the file's next "chance"
+record, checked against the request (an order of the cards asked for, or one of the options:
+the same check for every game, `referee.game.chance_error`) and applied (`apply_chance`).
+Replays written before chance went through the runner hold the outcomes in game-specific
+records instead; the game reads them (`Game.old_outcome`). Each recorded move must be a legal
+action of the seat to act, and every record the game emits again (deal, deal_end) must equal
+the file's. At the end the result record must hold the game's own outcome: the scores, and the
+ranks computed by C-5 with the recorded disqualified seats; the fault counts and
+disqualifications must agree with the faults recorded on the moves, and the moves the referee
+chose itself (the fallback policy for a fault or a disqualified seat) must be the policy's.
 
 `simulate` is the one re-simulation loop: `verify` checks a file with it, and the replay
 viewers (referee/replay/terminal.py, referee/replay/html.py) use its steps to show what happened
@@ -27,8 +31,8 @@ from typing import Any
 
 from referee.errors import ConfigError, PluginError, RefereeError, RulesError, UsageError
 from referee.fault_policy import FaultPolicy
-from referee.game import (Event, Game, GameState, Record, audience, json_equal, outcome_error, plugin_label,
-                          record_error)
+from referee.game import (DEAL, Event, Game, GameState, Record, audience, chance_error, json_equal, outcome_error,
+                          plugin_label, record_error, request_error)
 from referee.ranking import competition_ranks
 
 #: record types a replay may hold (PROTOCOL.md)
@@ -36,7 +40,7 @@ RECORD_TYPES = ("header", "deal", "move", "chance", "deal_end", "result")
 
 
 class CannotVerify(UsageError):
-    """The game's plugin cannot re-simulate a match from its records (no `replay_state`)."""
+    """The replay cannot be re-simulated at all (its game is not installed)."""
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,7 @@ class Step:
     line: int | None
     deal: int  # the deal the move belongs to (the opening step: 1)
     number: int  # the move's number within its deal (0 for the opening step)
-    outputs: list[Event | dict[str, Any]]  # the game's events and records (dicts), in order
+    outputs: list[Event | dict[str, Any]]  # the game's events and records (dicts), the chance records fed, in order
     state: GameState
     fallback: bool = False  # the referee chose this move (a fault, or a disqualified seat)
     disqualified: frozenset[int] = frozenset()  # seats disqualified once this move is played
@@ -213,8 +217,8 @@ def _json(value: Any) -> Any:
 
 
 def simulate(replay: Replay, game: Game) -> Iterator[Step]:
-    """Re-simulate `replay` with `game`'s rules, step by step; raises Mismatch at the first
-    discrepancy, CannotVerify if the game cannot take its deals from records."""
+    """Re-simulate `replay` with `game`'s rules, step by step, feeding back the recorded chance
+    outcomes; raises Mismatch at the first discrepancy."""
     header, records, lines = replay.header, replay.records, replay.lines
     n = replay.players
 
@@ -232,13 +236,7 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
         resolve_config(game, config, n)
     except ConfigError as exc:
         raise mismatch(f"the header's config cannot be played: {exc}", line=lines[0]) from None
-    script = iter([r for r in records if r.get("type") in ("deal", "chance")])
-    try:
-        state = game.replay_state(dict(config), n, script)
-    except NotImplementedError as exc:
-        raise CannotVerify(f"cannot re-simulate {game.name}: {exc or 'no replay_state'}") from None
-    except RulesError as exc:
-        raise mismatch(f"impossible deal record: {exc}", deal=1, line=_line_of(records, lines, "deal")) from None
+    state = game.new_state(dict(config), n)
 
     faults = FaultPolicy.of_header(n, header)  # the runner's own policy, replayed
     for seat, kind in _start_faults(replay.result, records, n):
@@ -247,8 +245,9 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
     i = 1  # the next record to compare or apply
     deal, number, index = 1, 0, 0
 
-    def compare_records(produced: list[dict[str, Any]], after_move: bool) -> int:
-        """Match the records the game emitted with the file's records from i on."""
+    def compare_records(produced: list[dict[str, Any]], after_move: bool, waiting: bool = False) -> int:
+        """Match the records the game emitted with the file's records from i on; `waiting`: the
+        state waits for a chance outcome, whose record comes next."""
         j = i
         for out in produced:
             out = _json(out)
@@ -268,6 +267,8 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
                 raise mismatch(f"{rec['type']} record differs: {diff}", rec.get("deal", deal) if isinstance(
                     rec.get("deal"), int) else deal, number or None, lines[j], after_move)
             j += 1
+        if waiting:
+            return j
         if j < len(records) and records[j].get("type") not in ("move", "result"):
             rec = records[j]
             what = rec.get("text") if rec.get("type") == "garbage" else _short(rec, 200)
@@ -279,8 +280,54 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
         outputs = [_checked(out, game, n) for out in state.drain()]
         return outputs, [o for o in outputs if type(o) is dict]
 
-    outputs, produced = drained()
-    i = compare_records(produced, False)
+    def played_out(after_move: bool) -> list[Event | dict[str, Any]]:
+        """The step's outputs, every chance request answered from the file's records (from i on)."""
+        nonlocal i
+        outputs, produced = drained()
+        while state.to_act() is None and (request := state.chance()) is not None:
+            i = compare_records(produced, after_move, waiting=True)
+            outputs.append(feed(request, after_move))
+            more, produced = drained()
+            outputs.extend(more)
+        i = compare_records(produced, after_move)
+        return outputs
+
+    def feed(request: Any, after_move: bool) -> dict[str, Any]:
+        """Answer `request` from the file's record at i (consumed, unless it is an old replay's
+        deal record, which the game's own deal record is then compared with); that record."""
+        nonlocal i
+        error = request_error(request)
+        if error is not None:  # the plugin's mistake, not the file's
+            raise PluginError(f"{plugin_label(game)}: {error}")
+        where = (state.deal, number or None)
+        rec = records[i] if i < len(records) else None
+        line = lines[i] if i < len(records) else lines[-1]
+        kind = rec.get("type") if rec is not None else None
+        if kind == "chance" and "outcome" in rec:
+            if rec.get("kind") != request.kind or not same(rec.get("deal"), state.deal):
+                raise mismatch(f"the replay has a {rec.get('kind')} chance record of deal {rec.get('deal')} where "
+                               f"the match asks for a {request.kind} of deal {state.deal}", *where, line, after_move)
+            outcome = rec["outcome"]
+        elif (kind == "deal") == (request.kind == DEAL) and kind in ("chance", "deal"):
+            outcome = game.old_outcome(rec, request)  # a replay of before: its deal or chance record
+        else:
+            outcome = None
+        if outcome is None:
+            found = f"a {kind} record" if kind is not None else "no record"
+            raise mismatch(f"the match asks for a {request.kind} (deal {state.deal}), but the replay has {found} "
+                           "in the place of its chance record", *where, line, after_move)
+        error = chance_error(request, outcome)
+        if error is not None:
+            raise mismatch(f"impossible chance record: {error}", *where, line, after_move)
+        try:
+            state.apply_chance(copy.deepcopy(outcome))
+        except RulesError as exc:
+            raise mismatch(f"the rules refuse the chance record: {exc}", *where, line, after_move) from None
+        if kind == "chance":
+            i += 1
+        return rec
+
+    outputs = played_out(False)
     yield Step(0, None, None, 1, 0, outputs, state, False, frozenset(faults.disqualified))
 
     while i < len(records) and records[i].get("type") == "move":
@@ -325,12 +372,11 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
             faults.fault(seat, str(fault.get("kind")) if isinstance(fault, dict) else "")
         try:
             state.apply(chosen)
-        except RulesError as exc:  # an impossible chance record, or a rules plugin bug
+        except RulesError as exc:  # a rules plugin bug
             raise mismatch(f"the rules refuse the move: {exc}", deal, number, line) from None
         index += 1
-        outputs, produced = drained()
         i += 1
-        i = compare_records(produced, True)
+        outputs = played_out(True)
         yield Step(index, move, line, deal, number, outputs, state, fallback, frozenset(faults.disqualified))
 
     end_line = lines[i] if i < len(records) else lines[-1]
@@ -364,10 +410,6 @@ def _checked(out: Any, game: Game, n: int) -> Event | dict[str, Any]:
     else:
         error = f"drain() gave {out!r}, not an Event or a Record"
     raise PluginError(f"{plugin_label(game)}: {error}")
-
-
-def _line_of(records, lines, kind: str) -> int | None:
-    return next((lines[k] for k, r in enumerate(records) if r.get("type") == kind), None)
 
 
 def _move_faults(records) -> list[tuple[Any, Any, Any, Any]]:
@@ -498,7 +540,7 @@ class Verdict:
 
 
 def verify_replay(replay: Replay, game: Game) -> Verdict:
-    """Verify a loaded replay with `game`'s rules (CannotVerify if the game cannot)."""
+    """Verify a loaded replay with `game`'s rules."""
     moves, deals = 0, set()
     try:
         for step in simulate(replay, game):
@@ -511,6 +553,6 @@ def verify_replay(replay: Replay, game: Game) -> Verdict:
 
 def verify_file(path: str | Path, registry) -> Verdict:
     """Verify one replay file with the registered rules plugins; UsageError if it is not a
-    replay, names an unknown game, or its game cannot re-simulate (CannotVerify)."""
+    replay or names an unknown game."""
     replay = load_replay(path)
     return verify_replay(replay, registry.game(replay.game))

@@ -14,21 +14,18 @@ The rules (README.md):
   turns, ends the deal with no winner.
 - After `deals` deals the highest total wins.
 
-Chance comes only from the PRNG handed to `new_state`, split into a stream per deal and per
-reshuffle (`referee.chance.Streams`); `replay_state` takes the very same deals and reshuffles
-from a replay's records instead, so that `referee verify` can re-run a match.
+Chance: the state never draws. It asks for each deal's shuffle and each reshuffle
+(`chance()` returns a `referee.game.Shuffle`) and goes on when the outcome comes
+(`apply_chance`): the runner samples it from the match's sealed streams and records it, and
+`referee verify` hands back the recorded one. Nothing here reads a replay.
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterator
 from typing import Any
 
-from referee.chance import Streams
 from referee.errors import RulesError
-from referee.game import (EVERYONE, Action, Event, Game, GameState, Option, Outcome, Output, Record, check_cards,
-                          next_script_record)
+from referee.game import EVERYONE, Action, Event, Game, GameState, Option, Outcome, Output, Record, Shuffle
 
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
@@ -64,12 +61,22 @@ class CrazyEights(Game):
         "face value. After 3 deals (the deals option) the highest total wins."
     )
 
-    def new_state(self, config: dict[str, Any], players: int, rng: random.Random) -> CrazyEightsState:
-        return CrazyEightsState(config, players, Streams(rng))
+    def new_state(self, config: dict[str, Any], players: int) -> CrazyEightsState:
+        """A new match, waiting for its first deal's shuffle."""
+        return CrazyEightsState(config, players)
 
-    def replay_state(self, config: dict[str, Any], players: int, script: Iterator[dict[str, Any]]) -> CrazyEightsState:
-        """A match that deals and reshuffles from a replay's deal and chance records."""
-        return CrazyEightsState(config, players, None, script)
+    def old_outcome(self, record: dict[str, Any], request: Shuffle) -> list[str] | None:
+        """Reading replays written before chance went through the runner: an old deal record's
+        cards in dealing order, or an old reshuffle record's new stock."""
+        if record.get("type") == "chance":
+            return record.get("stock")
+        hands, n = record.get("hands"), len(record.get("hands") or ())
+        dealer, size = record.get("dealer"), hand_size(n)
+        try:
+            order = [(dealer + 1 + k) % n for k in range(n)]
+            return [hands[order[k % n]][k // n] for k in range(size * n)] + [record["up"]] + list(record["stock"])
+        except (TypeError, KeyError, IndexError, ZeroDivisionError):
+            return None
 
     def variants(self) -> list[dict[str, Any]]:
         return [{}, {"draw_limit": 1}, {"deals": 1}]
@@ -78,22 +85,42 @@ class CrazyEights(Game):
 class CrazyEightsState(GameState):
     """A whole Crazy Eights match: every deal, and the totals."""
 
-    def __init__(self, config: dict[str, Any], players: int, streams: Streams | None,
-                 script: Iterator[dict[str, Any]] | None = None) -> None:
+    def __init__(self, config: dict[str, Any], players: int) -> None:
         self.n = players
         self.deals: int = config["deals"]
         self.draw_limit: int = config["draw_limit"]
         self.max_turns: int = config["max_turns"]
-        self.streams, self.script = streams, script  # chance from the PRNG, or from a replay's records
         self.totals = [0] * players
         self.deal = 0
+        self.hands: list[list[str]] = [[] for _ in range(players)]
+        self.stock: list[str] = list(DECK)  # until the first deal: the whole deck, unshuffled
+        self.discard: list[str] = []
+        self.suit = ""
+        self._pending: Shuffle | None = None  # the chance outcome the state waits for
         self._out: list[Output] = []
         self._start_deal()
 
     # -- the GameState interface ---------------------------------------------------------------
 
     def to_act(self) -> int | None:
-        return self.turn
+        return self.turn  # None while a chance outcome is pending, and at the end
+
+    def chance(self) -> Shuffle | None:
+        return self._pending
+
+    def apply_chance(self, outcome: list[str]) -> None:
+        """Deal from the shuffled deck, or take the reshuffled stock and make the draw that needed it."""
+        request, self._pending = self._pending, None
+        if request is None:
+            raise RulesError("crazy_eights: no chance outcome is pending")
+        if request.kind == "deal":
+            self._deal_from(outcome)
+        else:
+            self.discard = self.discard[-1:]
+            self.stock = outcome
+            self._tell("reshuffle", {"stock": len(outcome)})
+            self.turn = self._drawer
+            self._draw(self._drawer)
 
     def legal_actions(self) -> list[Action]:
         if self.turn is None:
@@ -164,8 +191,10 @@ class CrazyEightsState(GameState):
             self._next_turn(seat)
 
     def _draw(self, seat: int) -> None:
-        if not self.stock:
-            self._reshuffle()
+        if not self.stock:  # the discard pile under its top card is shuffled first: wait for it
+            self._pending = Shuffle(tuple(self.discard[:-1]), "reshuffle")
+            self._drawer, self.turn = seat, None
+            return
         card = self.stock.pop(0)
         hand = self.hands[seat]
         hand.append(card)
@@ -194,52 +223,28 @@ class CrazyEightsState(GameState):
     # -- deals and chance ----------------------------------------------------------------------
 
     def _start_deal(self) -> None:
+        """Ask for the next deal's shuffle: every card, in a fixed order (DECK)."""
         self.deal += 1
         self.dealer = (self.deal - 1) % self.n
+        self.turn = None
+        self._pending = Shuffle(DECK, "deal")
+
+    def _deal_from(self, deck: list[str]) -> None:
+        """Deal the shuffled deck one card at a time from the dealer's left, turn up the starter."""
         order = [(self.dealer + 1 + k) % self.n for k in range(self.n)]
         size = hand_size(self.n)
-        if self.script is None:
-            deck = list(DECK)
-            self.streams.deal(self.deal).shuffle(deck)
-            hands: list[list[str]] = [[] for _ in range(self.n)]
-            for k in range(size * self.n):
-                hands[order[k % self.n]].append(deck[k])
-            up, stock = deck[size * self.n], deck[size * self.n + 1:]
-        else:
-            hands, up, stock = self._scripted_deal(size)
+        hands: list[list[str]] = [[] for _ in range(self.n)]
+        for k in range(size * self.n):
+            hands[order[k % self.n]].append(deck[k])
+        up, stock = deck[size * self.n], deck[size * self.n + 1:]
         self._out.append(Record({"type": "deal", "deal": self.deal, "dealer": self.dealer,
                                  "hands": [list(h) for h in hands], "up": up, "stock": list(stock)}))
         self.hands = [sorted(h, key=ORDER.__getitem__) for h in hands]
         self.stock, self.discard, self.suit = list(stock), [up], up[1]
-        self.turn, self.drawn, self.passes, self.turns, self.reshuffles = order[0], 0, 0, 0, 0
+        self.turn, self.drawn, self.passes, self.turns = order[0], 0, 0, 0
         for seat in range(self.n):
             self._out.append(Event("deal", {"deal": self.deal, "dealer": self.dealer, "hand": list(self.hands[seat]),
                                             "up": up, "counts": [len(h) for h in self.hands]}, (seat,)))
-
-    def _scripted_deal(self, size: int) -> tuple[list[list[str]], str, list[str]]:
-        """The hands, starter and stock of the script's next deal record, checked."""
-        record = next_script_record(self.script, "deal", self.deal)
-        hands, up, stock = record.get("hands"), record.get("up"), record.get("stock")
-        if not isinstance(hands, list) or len(hands) != self.n or not all(isinstance(h, list) for h in hands) \
-                or not isinstance(up, str) or not isinstance(stock, list):
-            raise RulesError(f"deal {self.deal}: the record needs {self.n} hands, a starter and a stock")
-        check_cards([c for h in hands for c in h] + [up] + stock, DECK, f"deal {self.deal}: the cards")
-        if any(len(h) != size for h in hands):
-            raise RulesError(f"deal {self.deal}: hands of {[len(h) for h in hands]} cards, not {size} each")
-        return hands, up, stock
-
-    def _reshuffle(self) -> None:
-        """The discard pile under its top card, shuffled from this chance event's own stream."""
-        pile, self.discard = self.discard[:-1], self.discard[-1:]
-        self.reshuffles += 1
-        if self.script is None:
-            self.streams.chance(self.deal, self.reshuffles).shuffle(pile)
-        else:
-            record = next_script_record(self.script, "chance", self.deal)
-            pile = check_cards(record.get("stock"), pile, f"deal {self.deal}: the reshuffled stock")
-        self._out.append(Record({"type": "chance", "deal": self.deal, "kind": "reshuffle", "stock": list(pile)}))
-        self.stock = pile
-        self._tell("reshuffle", {"stock": len(pile)})
 
     def _end_deal(self, winner: int | None, reason: str) -> None:
         scores = [0] * self.n
