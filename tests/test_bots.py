@@ -253,9 +253,9 @@ VALIDATE = {"python-random": "maumau", "python-smart": "mayor", "javascript": "p
 
 
 @pytest.mark.parametrize("bot, game", list(VALIDATE.items()))
-def test_referee_validate_passes(bot, game, commands, validate_help):
+def test_referee_validate_passes(bot, game, commands, validate_help, tmp_path):
     argv = _argv(commands, bot)
-    extra = ["--seeds", "1"] if "--seeds" in validate_help else []
+    extra = ["--seeds", "1", "--out", str(tmp_path / "kept")] if "--seeds" in validate_help else []
     proc = subprocess.run([sys.executable, "-m", "referee", "validate", game, *extra, "--", *argv],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

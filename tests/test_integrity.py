@@ -101,7 +101,7 @@ def play_attack(out: Path, bot: str, sandbox: str = "bwrap", seed: int = 7) -> t
     """A Mau Mau match: random, the attack bot, random; the attack's log."""
     proc = run(["play", "maumau", "-p", "random", "-p", bot, "-p", "python3 bots/python/random_bot.py",
                 "--seed", str(seed), "--sandbox", sandbox, "--out", str(out / "m.jsonl"),
-                "--log-protocol", str(out / "protocol.log")])
+                "--log-protocol", str(out / "protocol.log"), "--move-ms", "30000"])  # slow attacks fail by design, not time
     assert proc.returncode == 0, proc.stderr
     return proc, (out / "m.seat1.log").read_text(errors="replace")
 
@@ -175,10 +175,13 @@ def test_a_sandbox_that_cannot_be_built_is_an_error_with_the_install_hint(tmp_pa
 
 @needs_bwrap
 @pytest.mark.parametrize("name", ["deal", "env", "files", "sockets", "root"])
-def test_every_attack_fails_in_validate_which_sandboxes_by_default(visible_out, canary_socket, name):
+def test_every_attack_fails_in_validate_which_sandboxes_by_default(visible_out, canary_socket, name, tmp_path):
     command, _ = attacks(visible_out, canary_socket)[name]
     # Presidente: the smallest battery (4 seats x its variants); a won attack is a protocol fault
-    proc = run(["validate", "presidente", "--json", "-", "--max-failed", "1", "--", *command.split()])
+    # (a failing match would be kept in --out: never in the checkout)
+    # (the deal attack rebuilds hundreds of deals at its first act: time must not be what stops it)
+    proc = run(["validate", "presidente", "--json", "-", "--max-failed", "1", "--out", str(tmp_path / "kept"),
+                "--move-ms", "30000", "--", *command.split()])
     report = json.loads(proc.stdout)
     assert report["sandbox"] == {"asked": "bwrap", "used": True}
     assert proc.returncode == 0 and report["passed"], report["faults"]
@@ -196,7 +199,7 @@ def test_validate_without_a_sandbox_must_be_asked_for():
 def _tournament(out: Path, socket_path: str, sandbox: str = "bwrap") -> Path:
     entrants = attacks(out, socket_path)
     entrants["files-b"] = entrants["files"]
-    lines = [f'name = "integrity"\nseed = 2026\nout = "{out}"\nconcurrency = 2\n[limits]\nsandbox = "{sandbox}"\n']
+    lines = [f'name = "integrity"\nseed = 2026\nout = "{out}"\nconcurrency = 2\n[limits]\nmove_ms = 30000\nsandbox = "{sandbox}"\n']
     for name, (command, _) in entrants.items():
         lines.append(f'[[entrants]]\nname = "{name}"\ncommand = {json.dumps(command)}\ncwd = "{ROOT}"\n')
     lines.append('[[entrants]]\nname = "random"\nstrategy = "random"\n')
@@ -379,7 +382,8 @@ def test_every_attack_fails_as_an_unprivileged_user(name, canary_socket, nobody_
     out = nobody_out
     command, expected = attacks(out, canary_socket)[name]
     proc = _as_nobody(["play", "maumau", "-p", "random", "-p", _system_python(command), "--seed", "7", "--sandbox",
-                       "bwrap", "--out", str(out / "m.jsonl"), "--log-protocol", str(out / "protocol.log")], out)
+                       "bwrap", "--out", str(out / "m.jsonl"), "--log-protocol", str(out / "protocol.log"),
+                       "--move-ms", "30000"], out)
     assert proc.returncode == 0, proc.stderr
     log = (out / "m.seat1.log").read_text(errors="replace")
     assert_held(log, *expected)
@@ -393,8 +397,8 @@ def test_every_attack_fails_as_an_unprivileged_user_in_validate_and_a_tournament
     # validate as nobody: the file and environment attacks (every attack runs in validate as root,
     # and in play as nobody)
     for name, (command, _) in [(k, v) for k, v in attacks(out, canary_socket).items() if k in ("files", "env")]:
-        proc = _as_nobody(["validate", "presidente", "--json", "-", "--max-failed", "1", "--",
-                           *_system_python(command).split()], out)
+        proc = _as_nobody(["validate", "presidente", "--json", "-", "--max-failed", "1",
+                           "--out", str(out / f"kept-{name}"), "--", *_system_python(command).split()], out)
         assert proc.stdout.startswith("{"), (name, proc.returncode, proc.stderr)
         report = json.loads(proc.stdout)
         assert proc.returncode == 0 and report["passed"] and report["sandbox"]["used"], (name, report["faults"])
