@@ -64,13 +64,17 @@ def run_matches(game, config: dict[str, Any], seeds: range, replay_dir: Path | N
 
 def run_bare(game, config: dict[str, Any], seeds: range) -> tuple[float, float, int]:
     """The game alone: legal actions, the acting seat's observation, a random choice, apply, drain."""
+    from referee.chance import Sampler, Streams, settle
+
     decisions = 0
     cpu, started = time.process_time(), time.perf_counter()
     for seed in seeds:
-        state = game.new_state(config, PLAYERS, random.Random(seed))
+        state = game.new_state(config, PLAYERS)
+        sampler = Sampler(Streams(random.Random(seed)))  # chance answered as the runner does
+        settle(state, sampler)
         rng = random.Random(f"bare/{seed}")
         state.drain()
-        while (seat := state.to_act()) is not None:
+        while (seat := state.to_act()) is not None or (settle(state, sampler) and (seat := state.to_act()) is not None):
             legal = state.legal_actions()
             state.observe(seat)
             state.apply(legal[rng.randrange(len(legal))])

@@ -244,7 +244,10 @@ def check_game(
     referee.game), and a well-formed result (a rank per seat, the best 1). The first `replayed`
     seeds are also written as replays and played again under another global RNG state: same
     records (but `ms`), same messages to every seat; the replay must start with a deal, hold a
-    deal_end per deal, and pass `referee.replay.verify.verify_replay` (the game's `replay_state`). If
+    deal_end per deal, and pass `referee.replay.verify.verify_replay`, which feeds the recorded
+    chance outcomes back through `apply_chance` and must reproduce the match. Each of those seeds
+    is also played by hand: while a chance request is pending no seat is to act and no action is
+    legal, and the request is well formed (`referee.game.request_error`). If
     the game has a describer (`Game.describer()`), it must tell one action of each shape, one
     event of each kind, one chance record of each kind and a deal_end met, without an error.
     """
@@ -265,6 +268,7 @@ def check_game(
                     _check_result(result, monitor, n)
                     if k < replayed:
                         report.verified += _check_replay(game, variant, seed, n, guess_fields, result)
+                        _check_pending_chance(game, variant, seed, n)
                 report.matches += 1
                 report.decisions += result.decisions
                 report.deals += len(result.deals)
@@ -354,15 +358,16 @@ def _check_replay(game: Game, variant: dict[str, Any], seed: int, n: int, guess_
     if records != again:
         at = next(i for i, (a, b) in enumerate(zip(records + [None], again + [None])) if a != b)
         raise AssertionError(f"the same seed wrote different replays (record {at + 1}: {records[at:at + 1]} vs "
-                             f"{again[at:at + 1]}): chance must come only from the rng given to new_state")
+                             f"{again[at:at + 1]}): a game draws no chance itself, it asks with GameState.chance()")
     if transcript != transcript_again:
         at = next(i for i, (a, b) in enumerate(zip(transcript + [None], transcript_again + [None])) if a != b)
         raise AssertionError(f"the same seed sent different messages (message {at + 1}: "
                              f"{transcript[at:at + 1]} vs {transcript_again[at:at + 1]})")
     kinds = [r["type"] for r in records]
-    if kinds[0] != "header" or kinds[1] != "deal" or kinds[-1] != "result":
-        raise AssertionError(f"a replay must be a header, a deal record first, ..., the result: got {kinds[:2]}"
-                             f"...{kinds[-1:]}")
+    opening = kinds[1:kinds.index("move")] if "move" in kinds else kinds[1:-1]
+    if kinds[0] != "header" or "deal" not in opening or kinds[-1] != "result":
+        raise AssertionError(f"a replay must be a header, the first deal's records (a deal record among them), "
+                             f"..., the result: got {kinds[:3]}...{kinds[-1:]}")
     if kinds.count("deal") != kinds.count("deal_end"):
         raise AssertionError(f"{kinds.count('deal')} deal records but {kinds.count('deal_end')} deal_end records")
     if records[-1]["scores"] != first.result["scores"]:
@@ -371,6 +376,33 @@ def _check_replay(game: Game, variant: dict[str, Any], seed: int, n: int, guess_
     if not verdict.ok:
         raise AssertionError(f"referee verify fails on the match's own replay: {verdict.discrepancy}")
     return 1
+
+
+def _check_pending_chance(game: Game, variant: dict[str, Any], seed: int, n: int) -> None:
+    """Play `seed` by hand (first legal actions, chance from `Streams(Random(seed))`): whenever the
+    state asks for a chance outcome no seat is to act, no action is legal, and the request is well
+    formed; the match ends with no request pending."""
+    from referee.chance import answer
+    from referee.game import request_error
+
+    state = game.new_state(resolve_config(game, variant, n), n)
+    sampler = Sampler(Streams(random.Random(seed)))
+    for _ in range(1_000_000):
+        if state.to_act() is not None:
+            state.apply(state.legal_actions()[0])
+            continue
+        request = state.chance()
+        if request is None:
+            return
+        error = request_error(request)
+        if error is not None:
+            raise AssertionError(error)
+        if state.legal_actions():
+            raise AssertionError(f"a state waiting for a {request.kind} offers actions: {state.legal_actions()[:3]}")
+        answer(state, request, sampler, game.name)
+        if state.chance() is request:
+            raise AssertionError(f"apply_chance left the {request.kind} request pending")
+    raise AssertionError("the match did not end in a million steps")
 
 
 def _check_describer(describer: Any, actions: list[dict], events: list[tuple[int, dict]],

@@ -20,7 +20,7 @@ class Toy(Game):
         Option("mode", str, "a", "a mode", choices=("a", "b")),
     )
 
-    def new_state(self, config, players, rng: random.Random):
+    def new_state(self, config, players):
         raise NotImplementedError
 
 

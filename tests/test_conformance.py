@@ -62,7 +62,9 @@ DEAL_SEEDS = 4  # seeds per game whose deals are compared across two ways of pla
 def _deals(game, config, players, seed, choose):
     """The `deal` records of one match started from `random.Random(seed)`, each seat choosing
     `choose(legal)`, by deal number."""
-    state = game.new_state(config, players, random.Random(seed))
+    from referee.testing import play, seeded_state
+
+    state = seeded_state(game, config, players, random.Random(seed))
     deals = {}
     while True:
         for out in state.drain():
@@ -70,7 +72,7 @@ def _deals(game, config, players, seed, choose):
                 deals[out.data["deal"]] = out.data
         if state.to_act() is None:
             return deals
-        state.apply(choose(state.legal_actions()))
+        play(state, choose(state.legal_actions()))
 
 
 @pytest.mark.parametrize("name, players", [

@@ -441,7 +441,9 @@ def test_hostile_action_shapes_never_raise_in_resolve(game):
     g = REGISTRY.games[game]
     for variant in g.variants():
         config = resolve_config(g, variant, g.min_players)
-        state = g.new_state(config, g.min_players, random.Random(3))
+        from referee.testing import seeded_state
+
+        state = seeded_state(g, config, g.min_players, random.Random(3))
         rng = random.Random(4)
         for _ in range(150):
             if state.to_act() is None:

@@ -87,8 +87,8 @@ class PickGame(Game):
         Option("pad", int, 0, "bytes of padding in the start event", min=0),
     )
 
-    def new_state(self, config: dict[str, Any], players: int, rng: random.Random) -> GameState:
-        return PickState(config, players, rng)
+    def new_state(self, config: dict[str, Any], players: int) -> GameState:
+        return PickState(config, players, random.Random(0))
 
 
 # -- helpers -----------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from referee.game import EVERYONE, Event, Game, GameState, Outcome, Record, check_cards, next_script_record
+from referee.game import EVERYONE, Event, Game, GameState, Outcome, Record, Shuffle
 from referee.testing import check_game
 
 CARDS = ("2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C")
@@ -19,17 +19,25 @@ class HighCardState(GameState):
 
     `flaw` breaks one part of the contract (see the tests)."""
 
-    def __init__(self, players: int, rng: random.Random | None, script=None, flaw: str | None = None) -> None:
-        self.n, self.flaw, self.script = players, flaw, script
+    def __init__(self, players: int, flaw: str | None = None) -> None:
+        self.n, self.flaw = players, flaw
         self.deal = 1
-        if script is None:
-            deck = list(CARDS)
-            rng.shuffle(deck)
-            if flaw == "global_rng":
-                random.shuffle(deck)
-        else:
-            record = next_script_record(script, "deal", 1)
-            deck = check_cards([c for hand in record["hands"] for c in hand] + record["stock"], CARDS, "the cards")
+        self.hands: list[list[str]] = [[] for _ in range(players)]
+        self.stock, self.table, self.scores = list(CARDS), [], [0] * players
+        self.turn: int | None = None
+        self.pending = True  # the deal's shuffle is asked for
+        self._out: list[Any] = []
+
+    def chance(self):
+        if not self.pending:
+            return None
+        return Shuffle(list(CARDS)) if self.flaw == "bad_request" else Shuffle(CARDS)  # type: ignore[arg-type]
+
+    def apply_chance(self, deck):
+        self.pending = False
+        if self.flaw == "global_rng":
+            random.shuffle(deck)
+        players = self.n
         self.hands = [sorted(deck[2 * s:2 * s + 2]) for s in range(players)]
         self.stock = deck[2 * players:]
         self.table: list[str] = []
@@ -44,6 +52,8 @@ class HighCardState(GameState):
         return self.turn
 
     def legal_actions(self):
+        if self.flaw == "legal_while_pending" and self.pending:
+            return [{"play": CARDS[0]}]
         if self.flaw == "empty_legal" and len(self.table) == 1:
             return []
         return [{"play": c} for c in self.hands[self.turn]] if self.turn is not None else []
@@ -93,16 +103,11 @@ class HighCard(Game):
     min_players = 2
     max_players = 2
 
-    def __init__(self, flaw: str | None = None, verifiable: bool = True) -> None:
-        self.flaw, self.verifiable = flaw, verifiable
+    def __init__(self, flaw: str | None = None) -> None:
+        self.flaw = flaw
 
-    def new_state(self, config, players, rng):
-        return HighCardState(players, rng, flaw=self.flaw)
-
-    def replay_state(self, config, players, script):
-        if not self.verifiable:
-            raise NotImplementedError("no replay_state")
-        return HighCardState(players, None, script, flaw=self.flaw)
+    def new_state(self, config, players):
+        return HighCardState(players, flaw=self.flaw)
 
 
 def test_a_sound_game_passes_and_the_report_says_what_was_played():
@@ -121,6 +126,8 @@ def test_a_sound_game_passes_and_the_report_says_what_was_played():
     ("empty_legal", "seat 1 asked to act with an empty legal list"),
     ("lost_card", "cards not conserved by zones()"),
     ("global_rng", "the same seed wrote different replays"),
+    ("bad_request", "PluginError: game 'highcard' (test_testing): Shuffle.cards must be a tuple"),
+    ("legal_while_pending", "a state waiting for a deal offers actions"),
 ])
 def test_each_broken_contract_is_one_assertion_saying_where(flaw, message):
     with pytest.raises(AssertionError) as caught:
@@ -135,13 +142,8 @@ def test_the_core_names_the_plugin_of_a_broken_record():
         check_game(HighCard("short_scores"), seeds=[0])
 
 
-def test_a_game_that_cannot_be_verified_fails_the_kit():
-    with pytest.raises(AssertionError, match="cannot re-simulate highcard: no replay_state"):
-        check_game(HighCard(verifiable=False), seeds=[0])
-
-
 def test_replayed_zero_skips_the_replays():
-    assert check_game(HighCard(verifiable=False), seeds=range(2), replayed=0).verified == 0
+    assert check_game(HighCard(), seeds=range(2), replayed=0).verified == 0
 
 
 class Describer:

@@ -38,7 +38,9 @@ def first_to_act(game: str, players: int, seed: int) -> int:
 
     g = load_registry(None).games[game]
     rng = DealKey(DOC_KEY.encode()).rng("deal", game, seed)
-    return g.new_state(resolve_config(g, {}, players), players, rng).to_act()
+    from referee.testing import seeded_state
+
+    return seeded_state(g, resolve_config(g, {}, players), players, rng).to_act()
 
 
 def command(game: str) -> list[str]:

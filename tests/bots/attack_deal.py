@@ -55,7 +55,9 @@ def hand_of(seed):
     game = games()[hello["game"]]
     from referee.game import Record
 
-    state = game.new_state(hello["config"], hello["players"], random.Random(seed))
+    from referee.testing import seeded_state
+
+    state = seeded_state(game, hello["config"], hello["players"], random.Random(seed))
     for out in state.drain():
         if type(out) is Record and out.data.get("type") == "deal":
             return sorted(out.data["hands"][hello["seat"]])
