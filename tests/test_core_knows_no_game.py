@@ -47,7 +47,7 @@ GENERIC = {
     # the viewers' own words: the table, its piles and their top, a deal's points, a table taken
     "table", "pile", "piles", "top", "points", "done",
     # what the CLI, the validator and the config read and print in their own sense
-    "count", "passed", "played", "play", "none", "on",
+    "count", "passed", "played", "play", "none", "on", "kept",  # kept: the failing matches validate keeps
 }
 #: hits that are no game's: (file, hit) -> why
 NOT_A_GAME = {("referee/tournament/designs.py", "card GF"): "the Galois field GF(q) of the seating designs"}
