@@ -260,3 +260,20 @@ def test_config_is_written_as_toml_values(tmp_path):
 
     assert config_text({}) == "defaults"
     assert config_text({"a b": "x\"y", "n": [1, True]}) == '"a b" = "x\\"y", n = [1, true]'
+
+
+@pytest.mark.parametrize("seat", [None, 0])
+def test_the_runners_chance_records_are_not_told_the_games_own_records_are(tmp_path, seat):
+    """The runner records each chance outcome (a deal's shuffle, a reshuffle) for verify; the
+    story tells the deal and the reshuffle in the game's words once, not again as raw records."""
+    for seed in range(1, 40):  # a match with a reshuffle
+        path = play(tmp_path, "maumau", seed)
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        if any(r["type"] == "chance" and r.get("kind") == "reshuffle" for r in records):
+            break
+    else:
+        pytest.fail("no Mau Mau match with a reshuffle in 40 seeds")
+    assert any(r["type"] == "chance" and "outcome" in r for r in records)
+    text = text_of(path, seat)
+    assert "chance:" not in text
+    assert "reshuffled" in text and "deal 1" in text

@@ -237,7 +237,7 @@ def _tell_outputs(outputs, seat, names: Names, d: Describer, section, current, m
                     section(o.get("deal")).intro.extend(_deal_intro(o, hands, names, d))
                 elif kind == "deal_end":
                     section(o.get("deal")).end = o
-                elif kind == "chance":
+                elif kind == "chance" and "outcome" not in o:  # the runner's outcome: the game's records tell it
                     sec = current()
                     if sec is not None:
                         text = d.chance(o)
@@ -316,7 +316,7 @@ def _tell_raw(replay: Replay, after_line: int, names: Names, d: Describer, width
             sec.lines.append(_move_line(numbers[rec.get("deal")], rec, names, d, width, False))
         elif kind == "deal_end":
             section(rec.get("deal")).end = rec
-        elif kind == "chance" and current() is not None:
+        elif kind == "chance" and "outcome" not in rec and current() is not None:  # (an older replay's record)
             rest = " ".join(str(v) for k, v in rec.items() if k not in ("type", "deal", "kind"))
             current().lines.append(Text(f"     chance: {rec.get('kind')} {rest}", style="magenta"))
 
