@@ -15,9 +15,10 @@ viewer it serves shows (events, records, a seat's observation).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from rich.text import Text
 
@@ -54,12 +55,44 @@ def join(*parts: Text | str) -> Text:
     return text
 
 
+#: a zone of a seat's view: its cards (None: a card the seat does not see), or a count of unseen cards
+ObservedZone = Union[list[Optional[str]], int]
+#: the names card games give their piles, for the generic reading of an observation's numbers
+_PILE_WORDS = re.compile(r"deck|stock|pile|talon|kitty|discard", re.I)
+#: the names of per-seat counts of cards in hand, tried first by the generic reading
+_COUNT_WORDS = re.compile(r"count|size|left|held|cards", re.I)
+
+
+def hand_zone(seat: int) -> str:
+    """The name of a seat's hand among zones: `hand 2` (as `GameState.zones()` names hands)."""
+    return f"hand {seat}"
+
+
+def _paths(obs: dict[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
+    """The observation's values by key path ("exchange.gave"), objects opened, lists kept whole."""
+    for key, value in obs.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict):
+            yield from _paths(value, path + ".")
+        else:
+            yield path, value
+
+
+def _hand_counts(obs: dict[str, Any], seat: int, held: int) -> tuple[str, list[int]] | None:
+    """The key and value of the observation's list of hand sizes, one per seat: a list of counts
+    whose entry for `seat` is the seat's own hand size (a key naming counts or sizes first)."""
+    found = [(k, v) for k, v in obs.items() if isinstance(v, list) and len(v) > seat
+             and all(type(n) is int and n >= 0 for n in v) and v[seat] == held]
+    found.sort(key=lambda kv: not _COUNT_WORDS.search(kv[0]))
+    return found[0] if found else None
+
+
 @dataclass(frozen=True, slots=True)
 class Zone:
-    """How the HTML viewer shows one zone of `GameState.zones()` (hands aside): its `label`;
-    `center`: in the middle of the table (the cards in play), else beside it as a pile (the
-    whole-match view only); `top`: show only the last `top` cards, fanned (a discard pile, whose
-    cards stay when the cards in play are taken)."""
+    """How the HTML viewer shows one zone (hands aside) of `GameState.zones()`, in the whole-match
+    view, or of `Describer.observation_zones`, in a seat's view: its `label`; `center`: in the
+    middle of the table (the cards in play), else beside it as a pile; `top`: show only the last
+    `top` cards, fanned (a discard pile, whose cards stay when the cards in play are taken)."""
 
     label: str
     center: bool = False
@@ -220,6 +253,76 @@ class Describer:
         """SVG symbols `face` refers to, by id: {"v": viewBox, "s": shapes}, each shape
         [tag, attributes] or [tag, attributes, shapes] (drawn as elements, never parsed as markup)."""
         return {}
+
+    def observation_zones(self, obs: Any, seat: int) -> dict[str, ObservedZone]:
+        """What `seat`'s observation `obs` (its `observe(seat)`, as sent in `act`) shows of the
+        table, as the zones the HTML viewer draws in that seat's view: {zone name: the zone's
+        cards in order, None for a card the seat knows is there but not which; or a number, the
+        count of cards it does not see}. A seat's hand is the zone `hand_zone(seat)`; any other
+        zone is drawn as `zone(name)` says. Read from `obs` alone: what is not in it is not shown.
+
+        Generic: the "hand" key as the seat's hand; the first list of one count per seat whose
+        entry for the seat is that hand's size (a key naming counts or sizes first) as every
+        seat's hand size; every other list holding cards (of dicts and lists too, flattened) as
+        a zone named by its key path ("table", "exchange.gave"), and an empty list as an empty
+        zone when `zone` describes a zone of that name; a card alone ("top") as a zone of one
+        card; a number whose key names a pile in card games' words ("stock") as a count.
+        Without `is_card` of its own, a describer takes every string of a list for a card, and
+        a string alone for one when it is shaped like a card of the hand."""
+        if not isinstance(obs, dict):
+            return {}
+        zones: dict[str, ObservedZone] = {}
+        raw = obs.get("hand")
+        hand = raw if isinstance(raw, list) else []
+        read = {"hand"}  # the keys read as hands
+        if isinstance(raw, list):
+            zones[hand_zone(seat)] = list(hand)
+            counts = _hand_counts(obs, seat, len(hand))
+            if counts is not None:
+                read.add(counts[0])
+                zones.update({hand_zone(s): n for s, n in enumerate(counts[1]) if s != seat})
+        shapes = {len(c) for c in hand if isinstance(c, str) and c.isalnum()}
+        for path, value in _paths(obs):
+            if path in read:
+                continue
+            if isinstance(value, (list, dict)):
+                cards = self._cards_in(value)
+                if cards or (value == [] and self.zone(path) != Zone(path)):
+                    zones[path] = cards
+            elif isinstance(value, str):
+                known = self.is_card(value) if self._knows_cards() else len(value) in shapes and value.isalnum()
+                if known:
+                    zones[path] = [value]
+            elif type(value) is int and value >= 0 and _PILE_WORDS.search(path.rsplit(".", 1)[-1]):
+                zones[path] = value
+        return zones
+
+    def observation_roles(self, obs: Any, seat: int) -> dict[int, list[str]]:
+        """What `seat`'s observation tells of the seats' parts in the deal, for the HTML viewer to
+        tag them: {seat: short words}, e.g. {0: ["dealer"], 2: ["candidate"]}. Read from `obs`
+        alone (generic: the dealer, from the "dealer" key)."""
+        dealer = obs.get("dealer") if isinstance(obs, dict) else None
+        return {dealer: ["dealer"]} if type(dealer) is int else {}
+
+    def _knows_cards(self) -> bool:
+        return type(self).is_card is not Describer.is_card
+
+    def _cards_in(self, value: Any) -> list[str]:
+        """The cards a list or object holds, flattened in order (when the describer knows no card
+        code: its strings without a space)."""
+        knows = self._knows_cards()
+        found: list[str] = []
+        stack = [value]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, dict):
+                stack.extend(reversed(list(v.values())))
+            elif isinstance(v, list):
+                stack.extend(reversed(v))
+            elif isinstance(v, str) and (self.is_card(v) if knows else v.isprintable() and " " not in v):
+                found.append(v)
+            # anything else is no card: a seat number or a flag beside them ({"seat": 0, "cards": [...]})
+        return found
 
     # -- notes and the protocol schema --------------------------------------------------------
 

@@ -8,6 +8,7 @@ Screenshots of each game's viewer are written to tests/artifacts/ (not tracked) 
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 import os
 import re
@@ -24,8 +25,9 @@ from pathlib import Path
 import pytest
 
 from referee.config import resolve_config
-from referee.describe import describer_of
+from referee.describe import Describer, Zone, describer_of
 from referee.errors import UsageError
+from referee.game import EVERYONE, Event, Game, GameState, Outcome, Record
 from referee.players import Fault
 from referee.plugins import load_registry
 from referee.replay.html import render_viewer, script_json, viewer_data, write_index, write_viewer
@@ -199,6 +201,15 @@ def browser(tmp_path_factory):
             proc.kill()
 
 
+def each_frame(tools: DevTools, expression: str, chunk: int = 40) -> list:
+    """`expression` for every frame k of the open viewer, after `show(k)`: a chunk of frames per
+    DevTools call (one call over hundreds of frames can outlast the socket's timeout under load)."""
+    values: list = []
+    for start in range(0, tools.js("F.length"), chunk):
+        values += tools.js(f"F.slice({start}, {start + chunk}).map((f, i) => {{ show({start} + i); return {expression}; }})")
+    return values
+
+
 def dom_hand(tools: DevTools, seat: int) -> list[str]:
     return tools.js(f"[...document.querySelectorAll('#hand-{seat} .card[data-code]')].map(c => c.dataset.code)")
 
@@ -278,9 +289,28 @@ def test_seat_viewer_shows_the_seats_hand_and_backs_for_the_others(browser, tmp_
             backs = browser.js(f"document.querySelectorAll('#hand-{other} .card.back').length")
             assert backs == len(deal1["hands"][other])
     assert browser.js("document.getElementById('view').textContent").startswith(f"seen by seat {seat}")
-    browser.key("ArrowRight", 39, times=8)
-    assert browser.js("document.body.dataset.frame") == "8"
-    assert all(dom_hand(browser, o) == [] for o in range(GAMES[game]) if o != seat)
+    # each step: the seat's hand, the others' hand sizes and the table, as the seat's observation
+    # says (read by the game's describer), drawn
+    frames = page_data(page.read_text())["frames"]
+    zones = describer_of(REGISTRY.game(game)).observation_zones
+    told = [zones(step.state.observe(seat), seat) for step in simulate(replay, REGISTRY.game(game))][:9]
+    on_table = []
+    for k in range(9):
+        if k:
+            browser.key("ArrowRight", 39)
+        assert browser.js("document.body.dataset.frame") == str(k)
+        if frames[k].get("done"):
+            continue  # a trick taken: the table as it was before it went (not in the observation)
+        assert dom_hand(browser, seat) == told[k][f"hand {seat}"], k
+        for other in range(GAMES[game]):
+            if other != seat:
+                assert dom_hand(browser, other) == []
+                backs = browser.js(f"document.querySelectorAll('#hand-{other} .card.back').length")
+                assert backs == told[k][f"hand {other}"], (k, other)
+        center = dom_center(browser)
+        assert set(center) <= {c for z in told[k].values() if isinstance(z, list) for c in z}, (k, center)
+        on_table += center
+    assert on_table, "no card was ever on the table"
     ARTIFACTS.mkdir(exist_ok=True)
     browser.screenshot(ARTIFACTS / f"replay-{game}-seat{seat}.png")
 
@@ -335,10 +365,11 @@ def test_a_bots_text_cannot_break_the_viewer_in_chromium(browser, tmp_path):
     browser.open(page)  # the viewer started: its data parsed
     assert browser.js("document.querySelectorAll('script').length") == 2
     moves = sum(1 for r in replay.records if r["type"] == "move")
-    shown = browser.js("F.map((f, k) => { show(k); return document.querySelector('#now .act') !== null; })")
+    now = each_frame(browser, "[document.querySelector('#now .act') !== null,"
+                              " (document.querySelector('#now .fault') || {textContent: null}).textContent]")
+    shown = [act for act, _ in now]
     assert shown.count(True) == moves
-    faults = browser.js("F.map((f, k) => { show(k); const e = document.querySelector('#now .fault');"
-                        " return e === null ? null : e.textContent; }).filter((t) => t !== null)")
+    faults = [text for _, text in now if text is not None]
     assert len(faults) == 1 and BREAKER in faults[0]
     assert browser.js("document.querySelectorAll('#ticks i.f').length") == 1
     browser.key("End", 35)
@@ -457,6 +488,160 @@ def test_a_seat_page_holds_no_card_the_seat_was_not_sent(tmp_path, game):
         assert codes <= whole and dealt(data) < dealt(page_data(whole_page))
 
 
+# -- a game whose hidden_from forgets a zone -----------------------------------------------------------
+
+KITTY = ["k5", "k6"]
+
+
+class LeakyState(GameState):
+    """Two seats and six cards: k1 k2 and k3 k4 in the hands, k5 k6 face down in the kitty in
+    the middle of the table, never shown to a seat; the seats play their cards to the table in
+    turn. Its `hidden_from` forgets the kitty: the seat pages of old (the table of `zones()`
+    masked by `hidden_from`) showed it face up. No chance: the deal is always the same."""
+
+    def __init__(self) -> None:
+        self.hands, self.kitty, self.table = [["k1", "k2"], ["k3", "k4"]], list(KITTY), []
+        self.points, self.turn = [0, 0], 0
+        self.out: list = [Record({"type": "deal", "deal": 1, "dealer": 1, "hands": [list(h) for h in self.hands],
+                                  "kitty": list(self.kitty)})]
+        self.out += [Event("deal", {"deal": 1, "dealer": 1, "hand": list(self.hands[s])}, (s,)) for s in (0, 1)]
+
+    def to_act(self):
+        return self.turn
+
+    def legal_actions(self):
+        return [] if self.turn is None else [{"play": c} for c in self.hands[self.turn]]
+
+    def apply(self, action):
+        seat = self.turn
+        self.hands[seat].remove(action["play"])
+        self.table.append(action["play"])
+        self.points[seat] += int(action["play"][1])
+        self.out.append(Event("played", {"seat": seat, "card": action["play"]}, EVERYONE))
+        self.turn = 1 - seat if self.hands[1 - seat] else None
+        if self.turn is None:
+            self.out.append(Record({"type": "deal_end", "deal": 1, "scores": list(self.points)}))
+
+    def observe(self, seat):
+        return {"seat": seat, "hand": list(self.hands[seat]), "counts": [len(h) for h in self.hands],
+                "table": list(self.table)}
+
+    def drain(self):
+        out, self.out = self.out, []
+        return out
+
+    def outcome(self):
+        return Outcome(list(self.points), [float(p) for p in self.points])
+
+    def zones(self):
+        return {"hand 0": list(self.hands[0]), "hand 1": list(self.hands[1]), "kitty": list(self.kitty),
+                "table": list(self.table)}
+
+    def hidden_from(self, seat):
+        return set(self.hands[1 - seat])  # the kitty forgotten
+
+
+class LeakyDescriber(Describer):
+    """Its cards, and the kitty and the table in the middle (no `observation_zones`: the generic one)."""
+
+    def is_card(self, value):
+        return isinstance(value, str) and re.fullmatch(r"k\d", value) is not None
+
+    def zone(self, name):
+        return Zone(name, center=True) if name in ("kitty", "table") else Zone(name)
+
+
+class Leaky(Game):
+    name, title, min_players, max_players = "leaky", "Leaky", 2, 2
+
+    def new_state(self, config, players, rng=None):  # with or without the rng (the contract is changing)
+        return LeakyState()
+
+    def replay_state(self, config, players, script):
+        return LeakyState()
+
+    def describer(self):
+        return LeakyDescriber()
+
+
+def test_a_seat_page_shows_nothing_of_a_zone_the_games_hidden_from_forgets(tmp_path):
+    # issue 17: a seat's view is built from its observation and events, not from zones() masked
+    # by hidden_from, so a zone the game forgets in hidden_from does not leak on the page
+    game, monitor, path = Leaky(), Collect(), tmp_path / "leaky.jsonl"
+    random_playout(game, {}, 1, 2, replay=path, monitor=monitor)
+    replay = load_replay(path)
+
+    def cards(data) -> set[str]:
+        return {t for t in re.findall(r"\w+", json.dumps(data["frames"])) if game.describer().is_card(t)}
+
+    whole = viewer_data(replay, game)
+    assert set(KITTY) <= cards(whole) and whole["frames"][0]["ctr"][0] == {"l": "kitty", "cards": KITTY, "n": 2,
+                                                                          "by": [None, None]}
+    state = LeakyState()
+    for seat in (0, 1):
+        assert not set(KITTY) & state.hidden_from(seat)  # so masking the zones by it shows the kitty
+        data = viewer_data(replay, game, seat)
+        assert not cards(data) & set(KITTY), seat
+        assert cards(data) <= monitor.strings[seat]
+        first = data["frames"][0]
+        assert first["h"][seat] == state.hands[seat] and first["h"][1 - seat] is None and first["c"] == [2, 2]
+        assert [z["l"] for z in first["ctr"]] == ["table"]  # the kitty is not in the observation
+        played = [c for f in data["frames"] for z in f["ctr"] for c in z["cards"]]
+        assert set(played) == {"k1", "k2", "k3", "k4"}  # the table, as the observation holds it
+
+
+def mayor_deals(tmp_path: Path) -> tuple[Path, list[dict]]:
+    """A Mayor match with a secret ally in some deal (seeds tried in order), its deal_end records."""
+    for seed in range(SEED, SEED + 20):
+        path = play(tmp_path, "mayor", seed=seed)
+        ends = [r for r in load_replay(path).records if r["type"] == "deal_end"]
+        if any(e.get("ally") is not None for e in ends):
+            return path, ends
+    raise AssertionError("no Mayor match with an ally in 20 seeds")
+
+
+def test_mayor_seat_pages_show_the_candidate_and_the_ally_as_far_as_the_seat_knows(tmp_path):
+    # issue 18: the candidate and the ally, from the seat's observation
+    path, ends = mayor_deals(tmp_path)
+    replay, game = load_replay(path), REGISTRY.game("mayor")
+    for seat in (None, 0, 1, 2, 3):
+        frames = viewer_data(replay, game, seat)["frames"]
+        for end in ends:
+            deal = [f for f in frames if f["d"] == end["deal"]]
+            candidate, ally = end["candidate"], end["ally"]
+            # the candidate is public from the deal on
+            assert all(any(r.startswith("candidate") for r in f["parts"][candidate]) for f in deal), (seat, end)
+            if ally is None:
+                continue
+            tagged = [k for k, f in enumerate(deal) if "ally" in f["parts"][ally]]
+            # the whole match: from the call; the ally itself: from its role event; any other seat:
+            # from the reveal it was told of
+            told = [k for k, f in enumerate(deal) if any(
+                ("holds the called Mayor" in line if seat in (None, ally) else "ally revealed" in line)
+                for line in f["log"])]
+            assert tagged == (list(range(told[0], len(deal))) if told else []), (seat, end, tagged, told)
+            assert seat not in (None, ally) or tagged, (seat, end)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("referee_crazy_eights") is None,
+                    reason="the example game is not installed (pip install -e examples/crazy_eights)")
+def test_the_template_games_seat_page_reads_its_observation_in_generic_words(tmp_path):
+    # the template game has no describer: the generic reading of its observation
+    game = REGISTRY.game("crazy_eights")
+    path = tmp_path / "c8.jsonl"
+    monitor = Collect()
+    random_playout(game, {}, 2, 3, replay=path, monitor=monitor)
+    replay = load_replay(path)
+    data = viewer_data(replay, game, 1)
+    first = data["frames"][0]
+    deal = next(r for r in replay.records if r["type"] == "deal")
+    assert sorted(first["h"][1]) == sorted(deal["hands"][1]) and first["h"][0] is None
+    assert first["c"] == [len(h) for h in deal["hands"]]
+    assert {p["l"]: p["n"] for p in first["piles"]} == {"top": 1, "stock": len(deal["stock"]), "discard": 1}
+    shown = set(re.findall(r"\w+", json.dumps(data["frames"])))
+    assert not shown & (set(deal["stock"]) - monitor.strings[1])  # no card of the draw pile it was not told
+
+
 def test_replay_html_command(tmp_path):
     path = play(tmp_path, "presidente")
     out = tmp_path / "out" / "p.html"
@@ -503,3 +688,4 @@ def test_write_index_links_every_match_and_the_standings(tmp_path):
         write_index(tmp_path, REGISTRY)
     proc = referee("replay", "--index", str(out))
     assert proc.returncode == 0 and "index.html" in proc.stdout
+

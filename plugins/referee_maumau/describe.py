@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
-from referee.describe import Describer, Names, Zone, join
+from referee.describe import Describer, Names, ObservedZone, Zone, hand_zone, join
 from referee.game import Event
 
 _CARD = re.compile(r"([2-9TJQKA])([CDHS])")
@@ -157,6 +157,28 @@ class MauMauDescriber(Describer):
         if name == "discard":
             return Zone("discard pile", center=True, top=6)
         return Zone(name)
+
+    def observation_zones(self, obs: Any, seat: int) -> dict[str, ObservedZone]:
+        # the seat's hand, the others' sizes, the draw pile's size, and of the discard pile its
+        # top card (the cards under it are face down) and its size
+        zones: dict[str, ObservedZone] = {hand_zone(seat): list(obs.get("hand") or [])}
+        for other, count in enumerate(obs.get("counts") or []):
+            if other != seat:
+                zones[hand_zone(other)] = count
+        zones["stock"] = obs.get("stock") or 0
+        top = obs.get("top")
+        if top is not None:
+            zones["discard"] = [None] * max(0, (obs.get("discard") or 1) - 1) + [top]
+        return zones
+
+    def observation_roles(self, obs: Any, seat: int) -> dict[int, list[str]]:
+        roles = super().observation_roles(obs, seat)
+        active = obs.get("active")
+        if isinstance(active, list):  # a tie-break round: only the tied seats play it (MM-9)
+            for other in range(len(obs.get("counts") or [])):
+                if other not in active:
+                    roles.setdefault(other, []).append("sits out")
+        return roles
 
     def face(self, code: str) -> dict[str, Any]:
         m = _CARD.fullmatch(code)

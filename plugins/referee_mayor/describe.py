@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
-from referee.describe import Describer, Names, Zone, join
+from referee.describe import Describer, Names, ObservedZone, Zone, hand_zone, join
 from referee.game import Event
 
 _SUIT_CARD = re.compile(r"([RYBG])(10|[1-9PFDM])")
@@ -234,7 +234,49 @@ class MayorDescriber(Describer):
             return Zone("candidate team's pile")
         if name == "pile_opposition":
             return Zone("opposition's pile")
+        if name == "discards":
+            return Zone("put-back cards")
+        if name == "taken":
+            return Zone("reserve as taken")
+        if name == "tricks":
+            return Zone("cards of the finished tricks")
         return Zone(name)
+
+    def observation_zones(self, obs: Any, seat: int) -> dict[str, ObservedZone]:
+        # the seat's hand, the others' sizes, the trick; the candidate's reserve and put-back
+        # cards; the finished tricks' cards, by team pile once the teams are revealed
+        zones: dict[str, ObservedZone] = {hand_zone(seat): list(obs.get("hand") or [])}
+        for other, count in enumerate(obs.get("hand_sizes") or []):
+            if other != seat:
+                zones[hand_zone(other)] = count
+        zones["trick"] = list(obs.get("trick_cards") or [])
+        if "reserve" in obs:
+            zones["taken"] = list(obs["reserve"])
+        if "discards" in obs:
+            zones["discards"] = list(obs["discards"])
+        piles = obs.get("piles")
+        if isinstance(piles, dict):
+            zones["pile_candidate"] = list(piles.get("candidate") or [])
+            zones["pile_opposition"] = list(piles.get("opposition") or [])
+        elif obs.get("played_cards"):
+            zones["tricks"] = list(obs["played_cards"])
+        return zones
+
+    def observation_roles(self, obs: Any, seat: int) -> dict[int, list[str]]:
+        roles = super().observation_roles(obs, seat)
+        candidate, ally = obs.get("candidate"), obs.get("ally")
+        if isinstance(candidate, int):
+            words = roles.setdefault(candidate, [])
+            words.append("candidate alone" if obs.get("alone") else "candidate")
+            if obs.get("called") in SUIT_NAMES:
+                words.append(f"called {SUIT_NAMES[obs['called']]}")
+        if isinstance(ally, int) and ally != candidate:
+            roles.setdefault(ally, []).append("ally")
+        teams = obs.get("teams")  # once revealed: every seat's team (1: the opposition)
+        for other in [s for s, team in enumerate(teams) if team == 1] if isinstance(teams, list) else \
+                [seat] if obs.get("role") == "opposition" else []:
+            roles.setdefault(other, []).append("opposition")
+        return roles
 
     def face(self, code: str) -> dict[str, Any]:
         m = _SUIT_CARD.fullmatch(code)

@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
-from referee.describe import Describer, Names, Zone, join
+from referee.describe import Describer, Names, ObservedZone, Zone, hand_zone, join
 from referee.game import Event
 
 _CARD = re.compile(r"([2-9TJQKA])([CDHS])")
@@ -137,7 +137,41 @@ class PresidenteDescriber(Describer):
     def zone(self, name: str) -> Zone:
         if name == "table":
             return Zone("table", center=True)
+        if name == "discards":
+            return Zone("cleared from the table")
         return Zone(name)
+
+    def observation_zones(self, obs: Any, seat: int) -> dict[str, ObservedZone]:
+        # the seat's hand, the others' sizes, the table, the cleared cards; and in the hand of the
+        # seat it gave cards to, those of its gifts not played since (P-9: the giver knows them)
+        table = [c for play in obs.get("table") or [] for c in play.get("cards") or []]
+        discards = list(obs.get("discards") or [])
+        zones: dict[str, ObservedZone] = {hand_zone(seat): list(obs.get("hand") or [])}
+        for other, count in enumerate(obs.get("cards_left") or []):
+            if other != seat:
+                zones[hand_zone(other)] = count
+        exchange = obs.get("exchange")
+        partner = hand_zone(exchange.get("with")) if isinstance(exchange, dict) and exchange.get("done") else None
+        if isinstance(zones.get(partner), int):
+            count = zones[partner]
+            held = [c for c in exchange.get("gave") or [] if c not in table and c not in discards][:count]
+            zones[partner] = held + [None] * (count - len(held))
+        zones["table"] = table
+        zones["discards"] = discards
+        return zones
+
+    def observation_roles(self, obs: Any, seat: int) -> dict[int, list[str]]:
+        roles = super().observation_roles(obs, seat)
+        president = obs.get("president")
+        if isinstance(president, int):
+            roles.setdefault(president, []).append("president")
+        for other, role in enumerate(obs.get("roles") or []):
+            if role == "slave":  # last round's; the President is the reigning one above (P-8)
+                roles.setdefault(other, []).append("slave")
+        for other, place in enumerate(obs.get("places") or []):
+            if place is not None:
+                roles.setdefault(other, []).append(f"out: place {place}")
+        return roles
 
     def face(self, code: str) -> dict[str, Any]:
         if code in JOKERS:

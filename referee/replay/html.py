@@ -8,10 +8,13 @@ who acts, the story lines of the step (the same words as the terminal view), the
 and the game's pictures from its describer (referee/describe.py: each card's face, the symbols
 and CSS they use, the table's zones), so the page's script knows no game.
 
-A seat's view (`--seat N`) is built only from what that seat was told: its own hand from the
-game's `observe(seat)`, the events sent to it, the other hands as face-down cards (how many
-cards a player holds is public at any table), the table masked by the game's `hidden_from(seat)`
-and the seat's whole observation at each step.
+A seat's view (`--seat N`) is built only from what that seat was told: the game's
+`observe(seat)` at each step (what the runner sends the seat with each decision), read as the
+table's zones by the game's describer (`Describer.observation_zones`: its hand, the others' hand
+sizes as face-down cards, the cards in play, the piles it sees) and as the seats' parts
+(`observation_roles`); the events sent to it; its own moves; and the match result at the end.
+Nothing of it comes from the whole state: `zones()` is read by the whole-match view only, and
+`hidden_from` (the conformance kit's oracle) by no view.
 """
 
 from __future__ import annotations
@@ -38,17 +41,6 @@ _WORD = re.compile(r"\w+", re.ASCII)
 def _hand_seat(zone: str) -> int | None:
     m = _HAND_ZONE.fullmatch(zone)
     return int(m.group(1)) if m else None
-
-
-def _codes(value: Any, d: Describer) -> list[str]:
-    """Every card code in a JSON value, in order."""
-    if isinstance(value, str):
-        return [value] if d.is_card(value) else []
-    if isinstance(value, list):
-        return [c for v in value for c in _codes(v, d)]
-    if isinstance(value, dict):
-        return [c for v in value.values() for c in _codes(v, d)]
-    return []
 
 
 class _Frames:
@@ -103,50 +95,55 @@ class _Frames:
                     plays.append((seat, cards))
         return plays
 
-    def _table(self, state) -> tuple[list[Any], list[int], list[dict[str, Any]], list[dict[str, Any]]]:
-        """Hands, counts, center zones and piles of the state, as this view may show them."""
-        zones = state.zones()
-        hidden = state.hidden_from(self.seat) if self.seat is not None else set()
+    def _table(self, state, obs: Any) -> tuple[list[Any], list[Any], list[dict[str, Any]], list[dict[str, Any]]]:
+        """Hands, hand sizes, center zones and piles, as this view may show them: the whole match
+        from the state's zones, a seat's view from its observation `obs` alone (read as zones by
+        the game's describer)."""
+        zones = state.zones() if self.seat is None else self.d.observation_zones(obs, self.seat)
         hands: list[Any] = [None] * self.n
-        counts = [0] * self.n
+        counts: list[Any] = [None] * self.n  # None: a hand size the view is not told
         center, piles = [], []
-        for name, cards in zones.items():
+        for name, value in zones.items():
+            if isinstance(value, list):
+                cards, n = [c if isinstance(c, str) else None for c in value], len(value)
+            elif type(value) is int and value >= 0:
+                cards, n = [], value
+            else:
+                continue
             seat = _hand_seat(name)
-            if seat is not None and seat < self.n:
-                counts[seat] = len(cards)
-                if self.seat is None:
-                    hands[seat] = list(cards)
+            if seat is not None:
+                if seat < self.n:
+                    counts[seat] = n
+                    hands[seat] = cards if isinstance(value, list) else None
                 continue
             zone = self.d.zone(name)
             if zone.center:
-                shown = cards[-zone.top:] if zone.top else cards
-                shown = [c if c not in hidden else "?" for c in shown]
-                middle = {"l": zone.label, "cards": shown, "n": len(cards), "by": [self.by.get(c) for c in shown]}
+                # a zone shown by its top: the cards seen at the top (a card not seen is never shown)
+                shown = [c for c in cards if c is not None][-zone.top:] if zone.top else cards
+                middle = {"l": zone.label, "cards": shown, "n": n, "by": [self.by.get(c) for c in shown]}
                 if zone.top:
                     middle["top"] = zone.top
                 center.append(middle)
-            elif self.seat is None:
-                piles.append({"l": zone.label, "cards": list(cards), "n": len(cards)})
-        if self.seat is not None:
-            obs = state.observe(self.seat)
-            hand = obs.get("hand")
-            hands[self.seat] = list(hand) if isinstance(hand, list) else None
-            in_center = {c for z in center for c in z["cards"]}
-            for key, value in obs.items():
-                if key == "hand":
-                    continue
-                parts = value.items() if isinstance(value, dict) else [(None, value)]
-                for sub, part in parts:
-                    codes = _codes(part, self.d)
-                    if codes and not set(codes) <= in_center:
-                        piles.append({"l": f"{key}.{sub}" if sub else key, "cards": codes, "n": len(codes)})
+            else:
+                piles.append({"l": zone.label, "cards": cards, "n": n})
         return hands, counts, center, piles
 
-    def _observation(self, state) -> Any:
+    def _parts(self, state, obs: Any) -> list[list[str]] | None:
+        """Each seat's part in the deal (candidate, president...), as this view knows it: a seat's
+        view from its observation; the whole match from every seat's, together. None: no part."""
+        told = [(self.seat, obs)] if self.seat is not None else [(s, state.observe(s)) for s in range(self.n)]
+        parts: list[list[str]] = [[] for _ in range(self.n)]
+        for seat, seen in told:
+            for who, words in self.d.observation_roles(seen, seat).items():
+                if type(who) is int and 0 <= who < self.n:
+                    parts[who].extend(w for w in map(str, words) if w not in parts[who])
+        return parts if any(parts) else None
+
+    def _observation(self, state, obs: Any) -> Any:
         """The observation the seat is sent with its decision (seat view, when it is to act)."""
         if self.seat is None or state.to_act() != self.seat:
             return None
-        return state.observe(self.seat)
+        return obs
 
     def _turn(self, state) -> int | None:
         """Who acts next: anyone in the whole-match view; in a seat's view only the seat itself
@@ -159,10 +156,12 @@ class _Frames:
         itself (the others are not told until the result)."""
         return sorted(s for s in self.disqualified if self.seat is None or s == self.seat)
 
-    def _frame(self, deal: int, label: str, step, move, lines, table, turn, done=False, obs=None) -> dict:
+    def _frame(self, deal: int, label: str, step, move, lines, table, turn, parts, done=False, obs=None) -> dict:
         hands, counts, center, piles = table
         frame: dict[str, Any] = {"d": deal, "label": label, "log": lines, "h": hands, "c": counts,
                                  "ctr": center, "piles": piles, "turn": turn}
+        if parts is not None:
+            frame["parts"] = parts
         disqualified = self._disqualified()
         if disqualified:
             frame["dq"] = disqualified
@@ -210,10 +209,13 @@ class _Frames:
         """The frames of one re-simulated step (two when the step ends a deal and deals the next)."""
         outputs, move = step.outputs, step.move
         self.disqualified = step.disqualified
+        # a seat's view: what the seat would be sent now, if asked (the runner's `act` observation)
+        obs = step.state.observe(self.seat) if self.seat is not None else None
+        parts = self._parts(step.state, obs)
         split = next((k for k, o in enumerate(outputs) if type(o) is dict and o.get("type") == "deal"), None)
         if step.index == 0 or split is None:
             plays = self._note_played(outputs)
-            table = self._table(step.state)
+            table = self._table(step.state, obs)
             done = False
             in_center = [c for z in table[2] for c in z["cards"]]
             if plays and self.frames:
@@ -229,8 +231,8 @@ class _Frames:
                 done = True
             label = f"deal {step.deal} · move {step.number}" if move is not None else f"deal {step.state.deal} dealt"
             self.frames.append(self._frame(step.state.deal if move is None else step.deal, label, step, move,
-                                           self._lines(outputs, move), table, self._turn(step.state), done,
-                                           self._observation(step.state)))
+                                           self._lines(outputs, move), table, self._turn(step.state), parts, done,
+                                           self._observation(step.state, obs)))
             self._ends(outputs, len(self.frames) - 1)
             return
         # the step ends deal k and deals k+1: first the end of deal k, from the previous frame
@@ -239,12 +241,12 @@ class _Frames:
         prev = self.frames[-1]
         table = self._collected((prev["h"], prev["c"], prev["ctr"], prev["piles"]), plays, from_hands=True)
         self.frames.append(self._frame(step.deal, f"deal {step.deal} · move {step.number} · end", step, move,
-                                       self._lines(before, move), table, None, True))
+                                       self._lines(before, move), table, None, prev.get("parts"), True))
         self._ends(before, len(self.frames) - 1)
         self._note_played(after)
         self.frames.append(self._frame(step.state.deal, f"deal {step.state.deal} dealt", None, None,
-                                       self._lines(after, None), self._table(step.state), self._turn(step.state),
-                                       False, self._observation(step.state)))
+                                       self._lines(after, None), self._table(step.state, obs), self._turn(step.state),
+                                       parts, False, self._observation(step.state, obs)))
         self._ends(after, len(self.frames) - 1)
 
     def finish(self) -> None:
@@ -271,7 +273,10 @@ class _Frames:
                 if from_hands and 0 <= seat < self.n:
                     if hands[seat] is not None and c in hands[seat]:
                         hands[seat].remove(c)
-                    counts[seat] = max(0, counts[seat] - 1)
+                    elif hands[seat] is not None and None in hands[seat]:
+                        hands[seat].remove(None)  # a card the view did not see, now shown played
+                    if counts[seat] is not None:
+                        counts[seat] = max(0, counts[seat] - 1)
         main["n"] = main.get("n", 0) + sum(len(c) for _, c in plays)
         if main.get("top"):  # a pile that keeps its cards, shown by its top
             main["cards"], main["by"] = main["cards"][-main["top"]:], main["by"][-main["top"]:]
