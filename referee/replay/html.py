@@ -23,6 +23,7 @@ import html
 import json
 import os
 import re
+import urllib.parse
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -417,12 +418,19 @@ th.l, td.l { text-align: left; }
 tr:hover td { background: #fafbfc; }
 a { color: #1e66d0; text-decoration: none; } a:hover { text-decoration: underline; }
 .bad { color: #b00020; font-weight: 600; }
+td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 240px; }
 .muted { color: #6b7280; }
 """
 
 _STANDING_COLUMNS = (("entrant", "entrant"), ("matches", "matches"), ("wins", "wins"), ("mean_rank", "mean rank"),
                      ("total_points", "points"), ("faults", "faults"), ("disqualified", "disq."),
                      ("rating", "rating"), ("low", "95% low"), ("high", "95% high"))
+
+
+def _href(rel: str) -> str:
+    """A relative link to a file of the output directory, as an attribute value: percent-encoded
+    (no ":" in it can be read as a scheme) and escaped."""
+    return html.escape(urllib.parse.quote(rel), quote=True)
 
 
 def _cell(value: Any, cls: str = "") -> str:
@@ -456,6 +464,7 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     SPRT entry's matches beyond its deciding set not counted)."""
     from referee.tournament import sprt
     from referee.tournament import standings as st
+    from referee.tournament.reporting import fault_rows
     from referee.plugins import load_registry
 
     out = Path(out_dir)
@@ -467,15 +476,35 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     registry = registry if registry is not None else load_registry()
     parts = [f"<header><h1>{html.escape(name)}</h1><p>{len(records)} matches · "
              f"{html.escape(str(out))}</p></header><main>"]
+    rows, viewers = _match_rows(out, records, registry)
     if records:
-        if standings is None:
-            standings = st.compute(sprt.counted(records, sprt.read_decisions(journal)))
+        if standings is None or "faults" not in standings:
+            counted = sprt.counted(records, sprt.read_decisions(journal))
+            standings = dict(standings if standings is not None else st.compute(counted))
+            standings["faults"] = fault_rows(counted)  # as the terminal and standings.json count them
         table = st.as_dict(standings, name)
         parts.append(_standings_html("Standings: all games", table["overall"]))
-        for game, rows in table["games"].items():
-            parts.append(_standings_html(f"Standings: {game}", rows))
+        for game, game_rows in table["games"].items():
+            parts.append(_standings_html(f"Standings: {game}", game_rows))
         parts.append(_head_to_head_html(table.get("head_to_head", {})))
-    rows = []
+        parts.append(_faults_html(table.get("faults", []), out, viewers))
+    parts.append('<section><h2>Matches</h2><table><tr><th>#</th><th class="l">game</th><th>seed</th>'
+                 '<th class="l">seats (in seat order)</th><th>scores</th><th>ranks</th><th>faults</th>'
+                 '<th class="l">viewer</th><th class="l">file</th></tr>' + "".join(rows) + "</table></section>")
+    parts.append("</main>")
+    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(name)}"
+            f"</title><style>{_INDEX_CSS}</style></head><body>" + "".join(parts) + "</body></html>\n")
+    index = out / "index.html"
+    write_whole(index, page)
+    return index
+
+
+def _match_rows(out: Path, records: list[dict[str, Any]], registry: Any) -> tuple[list[str], dict[str, str]]:
+    """The index's row of each match, writing its viewer page when missing or older than its
+    replay; and the viewer page of each match that has one (by match key, relative to `out`)."""
+    rows: list[str] = []
+    viewers: dict[str, str] = {}
     for rec in sorted(records, key=lambda r: r.get("index", 0)):
         replay_rel = str(rec.get("replay") or "")
         replay_path = out / replay_rel if replay_rel else None
@@ -487,10 +516,11 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
                     rep = load_replay(replay_path)
                     write_viewer(rep, registry.games.get(rep.game), page)
                 rel = page.relative_to(out).as_posix()
-                viewer = f'<a href="{html.escape(rel)}">view</a>'
+                viewer = f'<a href="{_href(rel)}">view</a>'
+                viewers[str(rec.get("key"))] = rel
             except UsageError as exc:
                 viewer = f'<span class="bad" title="{html.escape(str(exc))}">no viewer</span>'
-            replay_link = f'<a href="{html.escape(Path(replay_rel).as_posix())}">replay</a>'
+            replay_link = f'<a href="{_href(Path(replay_rel).as_posix())}">replay</a>'
         else:
             replay_link = '<span class="muted">missing</span>'
         seats = rec.get("seats") or []
@@ -508,16 +538,45 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
             + f'<td class="{"bad" if flagged else ""}">{seat_cell(faults)}'
             + (f" (disq. {seat_cell(sorted(dq))})" if dq else "") + "</td>"
             + f'<td class="l">{viewer}</td><td class="l">{replay_link}</td></tr>')
-    parts.append('<section><h2>Matches</h2><table><tr><th>#</th><th class="l">game</th><th>seed</th>'
-                 '<th class="l">seats (in seat order)</th><th>scores</th><th>ranks</th><th>faults</th>'
-                 '<th class="l">viewer</th><th class="l">file</th></tr>' + "".join(rows) + "</table></section>")
-    parts.append("</main>")
-    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(name)}"
-            f"</title><style>{_INDEX_CSS}</style></head><body>" + "".join(parts) + "</body></html>\n")
-    index = out / "index.html"
-    write_whole(index, page)
-    return index
+    return rows, viewers
+
+
+#: the characters of a fault's text the index shows (standings.json holds it whole)
+_EXAMPLE = 300
+
+
+def _faults_html(faults: list[dict[str, Any]], out: Path, viewers: dict[str, str]) -> str:
+    """The fault table of the index (standings.json's rows: `referee.tournament.reporting.fault_rows`):
+    each entrant's faults of each kind, their first matches linked to their viewer pages and their
+    seat logs linked, where those exist, and the first fault's text (a bot's own words, escaped)."""
+    if not faults:
+        return ""
+
+    def link(target: str | None, text: str) -> str:
+        return (f'<a href="{_href(target)}">{html.escape(text)}</a>' if target is not None
+                else f'<span class="muted">{html.escape(text)}</span>')
+
+    def example(row) -> str:
+        text = str(row.get("example") or "")
+        return text if len(text) <= _EXAMPLE else text[:_EXAMPLE] + "…"
+
+    def logs(row) -> list[str]:
+        return [str(log) for log in row.get("logs") or []]
+
+    head = ('<tr><th class="l">entrant</th><th class="l">kind</th><th>count</th><th class="l">first matches</th>'
+            '<th class="l">logs</th><th class="l">first fault</th></tr>')
+    body = "".join(
+        "<tr>" + _cell(r.get("entrant"), "l") + _cell(r.get("kind"), "l") + _cell(r.get("count"))
+        + '<td class="l">' + ", ".join(link(viewers.get(str(m)), str(m)) for m in r.get("first_matches") or [])
+        + '</td><td class="l">' + ", ".join(link(log if _inside(out, log) else None, log) for log in logs(r))
+        + "</td>" + _cell(example(r), "l wrap") + "</tr>" for r in faults)
+    return f'<section><h2>Faults</h2><table class="faults">{head}{body}</table></section>'
+
+
+def _inside(out: Path, rel: str) -> bool:
+    """Whether `rel` names a file that exists under `out` (a seat log the index may link to)."""
+    path = (out / rel).resolve()
+    return path.is_file() and path.is_relative_to(out.resolve())
 
 
 def _head_to_head_html(pairs_by_game: dict[str, list[dict[str, Any]]]) -> str:
