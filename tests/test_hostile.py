@@ -29,7 +29,8 @@ from referee.players import Hello, StrategyPlayer
 from referee.plugins import load_registry
 from referee.replay.records import read_replay
 from referee.runner import Limits, MatchResult, Seat, run_match
-from referee.bots.player import BOT_ID_VAR, SubprocessPlayer
+from referee.bots.family import BOT_ID_VAR
+from referee.bots.player import SubprocessPlayer
 from referee_strategies.basic import RandomLegal
 
 ROOT = Path(__file__).resolve().parent.parent

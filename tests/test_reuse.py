@@ -34,7 +34,8 @@ from referee.runner import Limits, Seat, run_match
 from referee.tournament import standings
 from referee.tournament.standings import read_journal
 from referee.tournament import run as tour
-from referee.bots.player import BotPool, SubprocessPlayer
+from referee.bots.player import SubprocessPlayer
+from referee.bots.pool import BotPool
 from referee.tournament.run import JOURNAL
 from referee.tournament.config import REUSE_MATCHES, load_tournament
 

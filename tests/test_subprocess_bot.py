@@ -20,7 +20,7 @@ from referee.game import EVERYONE, Event, Game, GameState, Option, Outcome, Reco
 from referee.players import Fault, Hello, Reply
 from referee.replay.records import read_replay
 from referee.runner import Limits, Seat, run_match
-from referee.bots.player import SubprocessPlayer, _Overlong
+from referee.bots.player import SubprocessPlayer
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -568,19 +568,6 @@ def test_line_cap():
         p.close()
 
 
-def test_line_splitting_across_reads():
-    p = SubprocessPlayer(["unused"], max_line_bytes=8)
-    for chunk in (b'ab', b'c\nde', b'f\n\n1234', b'5678\n', b'123456789', b'abc\nok\n', b'12345678'):
-        p._feed(chunk)
-    got = [x if isinstance(x, bytes) else ("LONG", x.head) for x in p._lines]
-    assert got == [b"abc", b"def", b"", b"12345678", ("LONG", b"123456789"), b"ok"]
-    assert bytes(p._buf) == b"12345678"
-    p._feed(b"9")  # the pending line passes the cap without a newline
-    assert isinstance(p._lines[-1], _Overlong) and p._discarding
-    p._feed(b"zzz\nnext\n")
-    assert p._lines[-1] == b"next" and not p._discarding
-
-
 def test_crash_is_sticky_and_immediate():
     p = player(bot("quitter"))
     try:
@@ -689,8 +676,8 @@ def test_a_quick_reply_is_read_while_polling_without_sleeping(tmp_path, monkeypa
     try:
         assert p.start(hello()) is None
         waits = []
-        select = p._sel.select
-        monkeypatch.setattr(p._sel, "select", lambda timeout=None: waits.append(timeout) or select(timeout))
+        select = p._chan._sel.select
+        monkeypatch.setattr(p._chan._sel, "select", lambda timeout=None: waits.append(timeout) or select(timeout))
         replies = [act(p, k) for k in range(1, 11)]
         assert all(r.fault is None and r.index in (0, 1, 2) for r in replies)
         assert waits == []  # every reply came within the 2 s of polling

@@ -159,7 +159,7 @@ def _worker_init(plugins_dir: str | None, driver: int | None = None, in_flight: 
     signal.signal(signal.SIGTERM, _on_term)
     global _in_flight, _pool
     if reuse is not None:
-        from referee.bots.player import BotPool
+        from referee.bots.pool import BotPool
 
         _pool = BotPool(*reuse)
         # run when the worker exits (multiprocessing's exit function; atexit is not run there)
