@@ -159,7 +159,7 @@ def test_the_cli_reads_the_journal_once_a_run(tmp_path, monkeypatch):
     out = tmp_path / "o"
     calls = []
     prepare = tour.prepare
-    monkeypatch.setattr(tour, "prepare", lambda config, resume: calls.append(resume) or prepare(config, resume))
+    monkeypatch.setattr(tour, "prepare", lambda config, resume, **kw: calls.append(resume) or prepare(config, resume, **kw))
     first = CliRunner().invoke(cli.app, ["tournament", str(path), "--out", str(out), "--concurrency", "1"])
     assert first.exit_code == 0, first.output
     lines = (out / "journal.jsonl").read_text().splitlines()
@@ -170,6 +170,50 @@ def test_the_cli_reads_the_journal_once_a_run(tmp_path, monkeypatch):
     assert "(2 already in the journal)" in again.output
     with pytest.raises(ValueError, match="claim"):  # a prepared run is only taken under its claim
         tour.run(load_tournament(path, REGISTRY, out=out), prepared=prepare(load_tournament(path, REGISTRY, out=out), True))
+
+
+def test_resume_streams_the_journal_keeping_indices_not_records(tmp_path, monkeypatch):
+    """Issue 19: prepare() reads the journal in one streamed pass and keeps the journaled indices
+    (a match journaled twice once), handing each record on (`each`), never a list of them."""
+    from referee.tournament import standings
+
+    path = many(tmp_path, seeds=1, n=3)
+    out = tmp_path / "o"
+    assert referee("tournament", str(path), "--out", str(out)).returncode == 0
+    journal = out / "journal.jsonl"
+    lines = journal.read_text().splitlines()
+    first = json.loads(lines[1])
+    twice = {**first, "ranks": list(reversed(first["ranks"]))}
+    journal.write_text("\n".join(lines[:4] + [json.dumps(twice)]) + "\n" + lines[4][:25])  # torn last line
+    kept = [json.loads(line)["index"] for line in lines[1:4]]
+
+    def whole(*args, **kwargs):
+        raise AssertionError("prepare() read the whole journal into a list")
+
+    monkeypatch.setattr(standings, "read_journal", whole)
+    config = load_tournament(path, REGISTRY, out=out)
+    seen = []
+    with tour.claim(out):
+        prepared = tour.prepare(config, True, each=lambda record: seen.append((record["index"], record["ranks"])))
+    assert prepared.done == set(kept)
+    assert seen == [(json.loads(line)["index"], json.loads(line)["ranks"]) for line in lines[1:4]], \
+        "each record once, the first of its index"
+    assert sorted(m.index for m in prepared.todo) == sorted(set(range(len(lines) - 1)) - set(kept))
+    assert journal.read_text().endswith(json.dumps(twice) + "\n"), "the torn last line cut off"
+
+
+def test_a_torn_last_line_is_cut_in_place_however_long(tmp_path):
+    """_repair reads the journal backwards from its end, past blocks without a newline."""
+    journal = tmp_path / "journal.jsonl"
+    whole = b'{"type":"tournament"}\n' + b'{"type":"match"}\n' * 3
+    journal.write_bytes(whole + b"x" * 200_000)  # longer than the blocks _repair reads
+    tour._repair(journal)
+    assert journal.read_bytes() == whole
+    tour._repair(journal)
+    assert journal.read_bytes() == whole, "a whole journal is left alone"
+    journal.write_bytes(b"y" * 70_000)
+    tour._repair(journal)
+    assert journal.read_bytes() == b"", "no newline at all: nothing was ever a whole line"
 
 
 def test_concurrency_two_runs_matches_at_once_in_two_processes(tmp_path):

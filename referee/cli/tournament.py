@@ -64,17 +64,26 @@ def tournament(
 
         require(config.executor, config.scheduler)
         stack.enter_context(tour.claim(config.out))  # no other run on this output directory
-        prepared = tour.prepare(config, resume)  # the journal read once: run() is given it
-        done = prepared.done
-        # an SPRT entry (referee/tournament/sprt.py) may stop early: the total is what is left to play of it
+        # The journal is read once, streamed (run() is given what prepare() found), and the live
+        # display keeps of its records only what it shows: the SPRT tests (an SPRT entry,
+        # referee/tournament/sprt.py, may stop early: the total is what is left to play of it),
+        # the top of the standings (memory grows with the entrants, not the matches), the faults.
         gauntlets = sprt.Gauntlets(config)
-        for record in done:
+        live_tally = st.Tally(points=False)
+        journaled = {"faults": 0}
+
+        def tally(record):
             gauntlets.add(record)
+            live_tally.add(record)
+            journaled["faults"] += sum(record["faults"])
+
+        prepared = tour.prepare(config, resume, each=tally)
+        done = len(prepared.done)
         scheduled = sum(len(span) for span in config.spans())
         total = scheduled - gauntlets.unplayed()
         console = _console()
         where = f"{config.concurrency} at once" if config.executor == "local" else "on dask"
-        console.print(f"{config.name}: {total} matches{' at most' if gauntlets else ''} ({len(done)} already "
+        console.print(f"{config.name}: {total} matches{' at most' if gauntlets else ''} ({done} already "
                       f"in the journal), {where}, output in {config.out}", highlight=False, markup=False)
         playing = {name for g in config.games for name in g.entrants}
         if config.bot_limits.get("sandbox", "none") == "none" and any(
@@ -86,14 +95,10 @@ def tournament(
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("faults: {task.fields[faults]}"), TimeRemainingColumn(),
                             console=console)
-        task = progress.add_task("matches", total=total, completed=len(done),
-                                 faults=sum(sum(r["faults"]) for r in done))
-        # The live top is tallied as matches finish (memory grows with the entrants, not the
-        # matches); the final standings are computed from the journal, in schedule order.
-        live_tally = st.Tally(points=False)
-        for record in done:
-            live_tally.add(record)
-        finished = {"count": len(done), "at": 0.0, "total": total, "shown": len(done), "resumed": len(done),
+        task = progress.add_task("matches", total=total, completed=done, faults=journaled["faults"])
+        # The live top is tallied as matches finish; the final standings are computed from the
+        # journal, in schedule order.
+        finished = {"count": done, "at": 0.0, "total": total, "shown": done, "resumed": done,
                     "since": _time.monotonic()}
         verifier = TournamentVerifier(config.out, registry, verify)
 
@@ -162,10 +167,12 @@ def tournament(
                 raise typer.Exit(130) from None
             if not interactive and finished["shown"] != finished["count"]:
                 plain_line()
+        del prepared  # its indices: no use now
         _, records = st.read_journal(config.out / tour.JOURNAL)
         # the matches of an SPRT entry beyond its deciding set are not counted (timing chose them)
         records = sprt.counted(records, sprt.read_decisions(config.out / tour.JOURNAL))
         table = _show_standings(console, records, config.out, config.name)
+        del records  # the index reads the journal itself: not two copies of it at once
         for g in gauntlets:
             for line in g.summary():
                 console.print(line, highlight=False, markup=False)

@@ -2,7 +2,9 @@
 
 The driver alone writes the journal (`journal.jsonl` in the output dir): a first line naming the
 tournament and a fingerprint of its schedule, then one JSON line per finished match, flushed and
-fsynced, so a killed run loses only the matches in flight. `--resume` skips what the journal holds.
+fsynced, so a killed run loses only the matches in flight. `--resume` skips what the journal holds,
+read in one streamed pass (`prepare`) that keeps the journaled indices and the SPRT state, never
+the records: its memory does not grow with the records.
 
 Where matches run is the executor seam's business (referee/tournament/executors.py): one task = one match,
 played by `play_local` (local worker processes) or `play_task` (Dask workers, possibly on other
@@ -445,10 +447,29 @@ class Journal:
 
 
 def _repair(path: Path) -> None:
-    """Cut a line torn by a crash off the end of the journal, so appends stay line-aligned."""
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        path.write_bytes(data[: data.rfind(b"\n") + 1])
+    """Cut a line torn by a crash off the end of the journal, so appends stay line-aligned.
+
+    Read backwards from the end a block at a time to its last newline (the journal is never read
+    whole), and cut in place (never a rewrite, which a second crash could leave half done)."""
+    with open(path, "r+b") as f:
+        end = f.seek(0, os.SEEK_END)
+        if not end:
+            return
+        f.seek(end - 1)
+        if f.read(1) == b"\n":
+            return
+        cut = 0  # no newline at all: nothing of it was ever a whole line
+        stop = end
+        while stop > 0:
+            start = max(0, stop - 65536)
+            f.seek(start)
+            at = f.read(stop - start).rfind(b"\n")
+            if at >= 0:
+                cut = start + at + 1
+                break
+            stop = start
+        f.truncate(cut)
+        os.fsync(f.fileno())
 
 
 _claimed: dict[Path, int] = {}  # output directories this process holds: the lock file's fd
@@ -490,21 +511,31 @@ def claim(out: Path) -> Iterator[None]:
 
 
 class Prepared(NamedTuple):
-    """What `prepare` found: the matches still to play, the records already journaled (schedule
-    order not guaranteed) and the journal's head line."""
+    """What `prepare` found, for one run: the matches still to play, the schedule indices the
+    journal holds (each once; their records are not kept), the SPRT tests' state after those
+    matches (referee/tournament/sprt.py), and the journal's head line. The run moves the set
+    and the tests on as it journals matches."""
 
     todo: list[MatchSpec]
-    done: list[dict[str, Any]]
+    done: set[int]
+    gauntlets: sprt.Gauntlets
     head: dict[str, Any]
 
 
-def prepare(config: TournamentConfig, resume: bool) -> Prepared:
+def prepare(config: TournamentConfig, resume: bool,
+            each: Callable[[dict[str, Any]], None] | None = None) -> Prepared:
     """The matches still to play (none of an SPRT game entry the journal's results decided), the
-    records already journaled, and the journal's head line.
+    schedule indices already journaled, the SPRT tests' state, and the journal's head line.
+
+    The journal is streamed, in one pass that keeps no record: memory grows with the number of
+    indices, not with the records. Each journaled match record (the first of its index) is
+    handed to `each` as it is read, for a caller that keeps something of them (a live tally, a
+    fault count). A journal for another schedule or set-up is a UsageError, raised once the
+    reading reaches its head (its first line), before any record is handed on.
 
     Call it holding the output directory (`claim`): no other run then writes the journal. Pass
     what it returns to `run` (under the same claim), and the journal is read once."""
-    from referee.tournament.standings import read_journal
+    from referee.tournament.standings import iter_journal
 
     matches = config.matches()
     key = sealing.for_directory(config.out)
@@ -514,33 +545,50 @@ def prepare(config: TournamentConfig, resume: bool) -> Prepared:
     if tests:  # only then: a journal without an SPRT keeps the head it always had
         head["sprt"] = tests
     journal = config.out / JOURNAL
-    done: list[dict[str, Any]] = []
+    done: set[int] = set()
+    gauntlets = sprt.Gauntlets(config)
     if journal.exists() and journal.stat().st_size > 0:
         if not resume:
             raise UsageError(f"{journal} already holds results: add --resume to continue that run, "
                              "or choose another --out")
         _repair(journal)
-        old_head, done = read_journal(journal)
-        if old_head is None or old_head.get("fingerprint") != head["fingerprint"]:
-            raise UsageError(f"{journal} was written for a different schedule; cannot resume it "
-                             "with this tournament file")
-        old_setup = old_head.get("setup")
-        if not isinstance(old_setup, dict) or old_setup.get("version") != SETUP_VERSION:
-            raise UsageError(f"{journal} was written by an older referee (its deals were not sealed); "
-                             "cannot resume it: start the tournament again in another --out")
-        changed = _changed(old_setup, head["setup"])
-        old_tests = old_head.get("sprt") or {}
-        if changed is None and old_tests != tests:
-            g = next(g for g in sorted(set(old_tests) | set(tests), key=int) if old_tests.get(g) != tests.get(g))
-            changed = f"games[{g}].sprt changed ({_sprt_shown(old_tests.get(g))} then, {_sprt_shown(tests.get(g))} now)"
-        if changed is not None:
-            raise UsageError(f"cannot resume {journal}: {changed} since it was written (its results would "
-                             "mix two set-ups); restore it, or start again in another --out")
-    done_idx = {r["index"] for r in done}
-    gauntlets = sprt.Gauntlets(config)
-    for record in done:
-        gauntlets.add(record)
-    return Prepared([m for m in matches if m.index not in done_idx and not gauntlets.stopped(m.index)], done, head)
+        checked = False
+        for record in iter_journal(journal):
+            if record["type"] == "tournament":
+                _check_head(journal, record, head, tests)
+                checked = True
+                continue
+            if not checked:  # a match before any head: no journal this referee wrote
+                _check_head(journal, None, head, tests)
+            done.add(record["index"])
+            gauntlets.add(record)
+            if each is not None:
+                each(record)
+        if not checked:
+            _check_head(journal, None, head, tests)
+    return Prepared([m for m in matches if m.index not in done and not gauntlets.stopped(m.index)], done,
+                    gauntlets, head)
+
+
+def _check_head(journal: Path, old_head: dict[str, Any] | None, head: dict[str, Any],
+                tests: dict[str, dict[str, float]]) -> None:
+    """Raise UsageError unless the journal's head `old_head` is one this run may resume: the
+    same schedule, a sealed set-up, the same set-up and SPRT tests (saying what changed)."""
+    if old_head is None or old_head.get("fingerprint") != head["fingerprint"]:
+        raise UsageError(f"{journal} was written for a different schedule; cannot resume it "
+                         "with this tournament file")
+    old_setup = old_head.get("setup")
+    if not isinstance(old_setup, dict) or old_setup.get("version") != SETUP_VERSION:
+        raise UsageError(f"{journal} was written by an older referee (its deals were not sealed); "
+                         "cannot resume it: start the tournament again in another --out")
+    changed = _changed(old_setup, head["setup"])
+    old_tests = old_head.get("sprt") or {}
+    if changed is None and old_tests != tests:
+        g = next(g for g in sorted(set(old_tests) | set(tests), key=int) if old_tests.get(g) != tests.get(g))
+        changed = f"games[{g}].sprt changed ({_sprt_shown(old_tests.get(g))} then, {_sprt_shown(tests.get(g))} now)"
+    if changed is not None:
+        raise UsageError(f"cannot resume {journal}: {changed} since it was written (its results would "
+                         "mix two set-ups); restore it, or start again in another --out")
 
 
 def _sprt_shown(params: dict[str, float] | None) -> str:
@@ -616,10 +664,11 @@ def run(
     """Play every match not yet journaled; returns every record (old and new) in schedule order.
 
     `prepared` is what `prepare(config, resume)` returned to a caller holding the output
-    directory (`claim`) since: the journal is then not read again.
+    directory (`claim`) since: the journal is then not read again while the matches run.
 
     With `keep` False nothing is kept in memory (it returns []): results go to the journal and
-    `on_result` only, so memory stays flat however long the tournament.
+    `on_result` only, so memory stays flat however long the tournament. With `keep` the
+    records are read back from the journal once the run is over.
 
     A game entry with an SPRT (referee/tournament/sprt.py) stops once the test decides: no new match of it
     is started (those not started are cancelled), those in play finish and are journaled, and
@@ -634,32 +683,33 @@ def run(
     if prepared is not None and config.out.resolve() not in _claimed:
         raise ValueError("run(prepared=...) needs the claim under which prepare() ran")
     with claim(config.out):
-        return _run(config, prepared or prepare(config, resume), plugins_dir, on_result, on_start, keep, on_warning)
+        _run(config, prepared or prepare(config, resume), plugins_dir, on_result, on_start, on_warning)
+        if not keep:
+            return []
+        from referee.tournament.standings import read_journal
+
+        return sorted(read_journal(config.out / JOURNAL)[1], key=lambda r: r["index"])
 
 
 def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
          on_result: Callable[[dict[str, Any]], None] | None,
-         on_start: Callable[[executors.Backend], None] | None, keep: bool,
-         on_warning: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    todo, records, head = prepared
+         on_start: Callable[[executors.Backend], None] | None,
+         on_warning: Callable[[str], None] | None = None) -> None:
+    todo, journaled, gauntlets, head = prepared
     executors.require(config.executor, config.scheduler)
-    gauntlets = sprt.Gauntlets(config)
-    for record in records:
-        gauntlets.add(record)
     if not todo:
         journal = Journal(config.out / JOURNAL, head)
         try:
             _journal_decisions(journal, gauntlets)  # a run killed between a match and its decision
         finally:
             journal.close()
-        return sorted(records, key=lambda r: r["index"]) if keep else []
+        return
     limits = match_limits(config)
     key = sealing.for_directory(config.out)
     output = replace(config.output, shard=head["matches"] > SHARD_AT)
     _remove_partials(config.out)
     if limits.sandbox == "bwrap":
         sandbox.require("bwrap", "the tournament's limits.sandbox = \"bwrap\"")
-    journaled = {r["index"] for r in records}
     out = config.out.resolve()
     # Absolute working directories: a worker may run in another directory, or on another machine
     # where the same paths hold the same bots.
@@ -727,8 +777,6 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                     _write_files(out, files)
                 journal.append(record)
                 journaled.add(record["index"])
-                if keep:
-                    records.append(record)
                 decision = gauntlets.add(record)
                 if decision is not None:
                     journal.append(decision.record())
@@ -771,7 +819,6 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                 queue = unstopped(itertools.chain(sorted(lost, key=lambda s: s.index), queue))
         finally:
             journal.close()
-    return sorted(records, key=lambda r: r["index"]) if keep else []
 
 
 def _journal_decisions(journal: Journal, gauntlets: sprt.Gauntlets) -> None:

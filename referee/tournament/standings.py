@@ -24,7 +24,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from pathlib import Path
@@ -58,14 +58,29 @@ def read_journal(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str
     """The journal's tournament line and its match records; a torn last line is ignored, and so
     is a second record of the same schedule index (the first wins): a match counts once.
     Anything else that is no journal line is a UsageError naming the line."""
-    from referee.errors import UsageError
-
     head = None
     records: list[dict[str, Any]] = []
+    for rec in iter_journal(path):
+        if rec["type"] == "tournament":
+            head = rec  # the last one, as ever (a journal has one, its first line)
+        else:
+            records.append(rec)
+    return head, records
+
+
+def iter_journal(path: str | Path) -> Iterator[dict[str, Any]]:
+    """The journal's tournament lines and match records, one at a time as they are read (what
+    `read_journal` collects): memory holds one record, and the schedule indices seen.
+
+    A match record is yielded for the first record of its index only; a torn last line is
+    ignored; anything else that is no journal line is a UsageError naming the line (raised when
+    the reading reaches it: what came before it was yielded already)."""
+    from referee.errors import UsageError
+
     seen: set[int] = set()
     torn: tuple[int, str] | None = None  # a line that is no JSON: an error unless it is the last
     try:
-        with open(path, encoding="utf-8") as f:  # streamed: the journal may be long
+        with open(path, encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
                 if not line.strip():
                     continue
@@ -79,17 +94,16 @@ def read_journal(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str
                 if type(rec) is not dict:
                     raise UsageError(f"{path}, line {number}: not a journal record (a JSON object)")
                 if rec.get("type") == "tournament":
-                    head = rec
+                    yield rec
                 elif rec.get("type") == "match":
                     problem = _match_problem(rec)
                     if problem:
                         raise UsageError(f"{path}, line {number}: a match record {problem}")
                     if rec["index"] not in seen:
                         seen.add(rec["index"])
-                        records.append(rec)
+                        yield rec
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not a journal: it is not UTF-8 text") from None
-    return head, records
 
 
 def _match_problem(rec: dict[str, Any]) -> str | None:
