@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -76,12 +77,9 @@ def _wait_for(predicate, timeout: float, what: str, step: float = 0.1):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.fixture(scope="module")
-def scheduler(tmp_path_factory):
-    """A real `dask scheduler` on a free loopback port (module-wide), stopped in the end."""
-    if not HAVE_DASK:
-        pytest.skip("dask[distributed] is not installed")
-    tmp = tmp_path_factory.mktemp("scheduler")
+@contextmanager
+def dask_scheduler(tmp: Path):
+    """A real `dask scheduler` on a free loopback port: (its address, its process), stopped in the end."""
     port = free_port()
     with open(tmp / "scheduler.log", "wb") as log:
         proc = subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
@@ -94,29 +92,49 @@ def scheduler(tmp_path_factory):
                 return s.connect_ex(("127.0.0.1", port)) == 0
 
         _wait_for(up, 30, "the scheduler")
-        yield f"tcp://127.0.0.1:{port}"
+        yield f"tcp://127.0.0.1:{port}", proc
     finally:
         _end(proc)
+
+
+@contextmanager
+def dask_workers(address: str, tmp: Path, names=("wa", "wb"), wait=True):
+    """`dask worker` processes (one thread each) in their own directories and sessions, by name;
+    with `wait`, once the scheduler sees them all. Stopped in the end."""
+    procs: dict[str, subprocess.Popen] = {}
+    try:
+        for name in names:
+            home = tmp / name
+            home.mkdir()
+            with open(tmp / f"{name}.log", "wb") as log:
+                procs[name] = subprocess.Popen(
+                    [str(DASK), "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--nworkers", "1",
+                     "--no-dashboard", "--name", name, "--local-directory", str(home)],
+                    cwd=home, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        if wait:
+            _wait_for(lambda: _worker_names(address) == set(names), 40, f"workers {', '.join(names)}", step=0.3)
+        yield procs
+    finally:
+        for proc in procs.values():
+            _end(proc)
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory):
+    """A real `dask scheduler` on a free loopback port (module-wide), stopped in the end."""
+    if not HAVE_DASK:
+        pytest.skip("dask[distributed] is not installed")
+    with dask_scheduler(tmp_path_factory.mktemp("scheduler")) as (address, _):
+        yield address
 
 
 @pytest.fixture
 def workers(scheduler, tmp_path):
     """Two `dask worker` processes (one thread each) in their own directories and sessions."""
-    procs: dict[str, subprocess.Popen] = {}
     try:
-        for name in ("wa", "wb"):
-            home = tmp_path / name
-            home.mkdir()
-            with open(tmp_path / f"{name}.log", "wb") as log:
-                procs[name] = subprocess.Popen(
-                    [str(DASK), "worker", scheduler, "--host", "127.0.0.1", "--nthreads", "1", "--nworkers", "1",
-                     "--no-dashboard", "--name", name, "--local-directory", str(home)],
-                    cwd=home, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        _wait_for(lambda: _worker_names(scheduler) == {"wa", "wb"}, 40, "two workers", step=0.3)
-        yield procs
+        with dask_workers(scheduler, tmp_path) as procs:
+            yield procs
     finally:
-        for proc in procs.values():
-            _end(proc)
         try:  # the next test starts from a scheduler without workers
             _wait_for(lambda: not _worker_names(scheduler), 20, "the workers to leave", step=0.3)
         except Exception:
@@ -420,3 +438,194 @@ def test_a_scheduler_address_dask_cannot_use_is_a_one_line_usage_error(tmp_path)
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "'foo bar'" in lines[0], proc.stderr
     assert not (tmp_path / "o" / "journal.jsonl").exists()
+
+
+class _Cluster(executors.Backend):
+    """A backend whose workers come and go as the test says (no tasks run)."""
+
+    def __init__(self, connected):
+        super().__init__(cf.ThreadPoolExecutor(1), "a test cluster")
+        self.connected = connected
+        self.asked = 0
+
+    def workers(self):
+        self.asked += 1
+        return self.connected
+
+    def presence(self, connected):
+        return f"waiting: {connected} connected" if not connected else f"joined: {connected} connected"
+
+
+def test_the_worker_watch_says_when_none_is_connected_with_the_count_and_when_one_joins():
+    """WorkerWatch (issue 19): the waiting line at once, again every WAIT_REPEAT s while no worker
+    is connected (how long so far), one line when one joins; silent while results come."""
+    now = [0.0]
+    said = []
+    cluster = _Cluster(0)
+    watch = executors.WorkerWatch(cluster, said.append, clock=lambda: now[0])
+    assert watch.timeout == executors.WAIT_POLL
+    assert said == ["waiting: 0 connected"], "at once"
+    for _ in range(20):  # a wait for results timed out every WAIT_POLL seconds
+        now[0] += executors.WAIT_POLL
+        watch.check(False)
+    assert said == ["waiting: 0 connected", "waiting: 0 connected (for 30 s)"], said
+    cluster.connected = 2
+    now[0] += 0.1
+    watch.check(True)  # a result came: a worker is there, asked at once
+    assert said[2:] == ["joined: 2 connected"]
+    asked = cluster.asked
+    for _ in range(5):
+        now[0] += executors.WAIT_POLL
+        watch.check(True)
+    assert cluster.asked == asked and len(said) == 3, "results flow: nothing asked, nothing said"
+    cluster.connected = 0  # every worker left mid-run
+    now[0] += executors.WAIT_POLL
+    watch.check(False)
+    assert said[3:] == ["waiting: 0 connected"]
+
+    local = executors.Backend(cf.ThreadPoolExecutor(1), "threads")
+    quiet = executors.WorkerWatch(local, said.append)
+    assert quiet.timeout is None, "workers always there: the driver waits as long as it takes"
+    quiet.check(False)
+    assert len(said) == 4
+
+
+class Lines:
+    """A process's output read line by line as it comes (a thread), for a test to wait on."""
+
+    def __init__(self, stream) -> None:
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            self.lines.append(line.rstrip("\n"))
+
+    def having(self, text: str) -> list[str]:
+        """The lines read so far that hold `text`."""
+        return [line for line in list(self.lines) if text in line]
+
+    def all(self) -> list[str]:
+        """Every line, once the process has ended (its output closed)."""
+        self._thread.join(timeout=30)
+        return list(self.lines)
+
+
+STRATEGIES = """
+name = "no workers"
+seed = 3
+seeds = 4
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "first"
+[[games]]
+game = "maumau"
+players = 2
+"""
+
+
+def _matches(journal: Path) -> int:
+    return journal.read_text().count('"type":"match"') if journal.exists() else 0
+
+
+@needs_dask
+def test_a_scheduler_without_workers_says_so_on_stdout_and_the_run_waits_until_one_joins(tmp_path):
+    """Issue 19: a Dask run with no worker connected says so (stdout) and waits, then proceeds."""
+    path = tmp_path / "t.toml"
+    path.write_text(STRATEGIES)
+    total = len(load_tournament(path, REGISTRY).matches())
+    out = tmp_path / "o"
+    env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
+    with dask_scheduler(tmp_path) as (address, _):
+        driver = subprocess.Popen([sys.executable, "-m", "referee", "tournament", str(path), "--out", str(out),
+                                   "--scheduler", address], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            stdout = Lines(driver.stdout)
+            waiting = f"waiting for a Dask worker at {address}: 0 connected"
+            _wait_for(lambda: stdout.having(waiting) or driver.poll() is not None, 60, "the waiting line")
+            assert stdout.having(waiting), stdout.all()
+            time.sleep(1)
+            assert driver.poll() is None and _matches(out / "journal.jsonl") == 0, "no worker: it waits"
+            with dask_workers(address, tmp_path, names=("late",), wait=False):
+                driver.wait(timeout=180)  # stdout is the reader's; stderr holds a line or two
+            assert driver.returncode == 0, driver.stderr.read()
+        finally:
+            if driver.poll() is None:
+                _end(driver)
+    lines = stdout.all()
+    joined = [line for line in lines if f"a Dask worker joined at {address}: 1 connected" in line]
+    assert len(joined) == 1 and lines.index(joined[0]) > lines.index(stdout.having(waiting)[0]), lines
+    _, records = read_journal(out / "journal.jsonl")
+    assert sorted(r["index"] for r in records) == list(range(total)), "every match, once a worker joined"
+
+
+@needs_dask
+def test_a_lost_scheduler_ends_the_run_in_one_line_naming_it_and_resume_finishes_on_a_new_one(tmp_path):
+    """Issue 19: killing the scheduler mid-run ends the run with exit 1 and one line naming the
+    scheduler (not a worker's failure); the journal keeps every match that finished; --resume
+    against another scheduler plays the rest, to the outputs of a local run."""
+    path = tournament(tmp_path, CLINGER, bot_name=MARKER, seeds=3)
+    # the held bot must not time out while the test kills the scheduler, however loaded the machine
+    path.write_text(path.read_text().replace("[[entrants]]", "[limits]\nmove_ms = 60000\n\n[[entrants]]", 1))
+    bots = tmp_path / "bots"
+    total = len(load_tournament(path, REGISTRY).matches())
+    out = tmp_path / "dask"
+    journal = out / "journal.jsonl"
+    env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
+    (tmp_path / "first").mkdir()
+    try:
+        with dask_scheduler(tmp_path / "first") as (address, scheduler_proc), \
+                dask_workers(address, tmp_path / "first", names=("only",)):
+            driver = subprocess.Popen([sys.executable, "-m", "referee", "tournament", str(path), "--out", str(out),
+                                       "--scheduler", address], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True, start_new_session=True)
+            try:
+                # after a finished match, hold every bot at its next act: with one worker of one
+                # thread, once a bot is held and the journal holds every match whose bot ended, no
+                # match is finishing: the kill lands mid-run, with nothing in transit
+                _wait_for(lambda: _matches(journal) >= 1, 60, "a finished match", step=0.02)
+                (bots / "hold").touch()
+
+                def settled():
+                    held = list((bots / "holding").glob("*")) if (bots / "holding").exists() else []
+                    ended = len(list((bots / "ended").glob("*"))) if (bots / "ended").exists() else 0
+                    return held and _matches(journal) == ended
+
+                _wait_for(settled, 60, "a bot held mid-match, every finished match journaled", step=0.02)
+                finished = _matches(journal)
+                os.killpg(scheduler_proc.pid, signal.SIGKILL)
+                scheduler_proc.wait(timeout=10)
+                _, err = driver.communicate(timeout=120)
+            finally:
+                if driver.poll() is None:
+                    _end(driver)
+                (bots / "hold").unlink(missing_ok=True)
+        assert driver.returncode == 1, err
+        lines = [line for line in err.strip().splitlines() if "without a sandbox" not in line]
+        assert len(lines) == 1, err
+        assert f"lost the Dask scheduler at {address}" in lines[0] and "--resume" in lines[0], lines
+        assert "failed on a dask worker" not in err and "lost with every worker" not in err
+        _, records = read_journal(journal)  # a whole journal: no torn line
+        assert len(records) == finished < total, "the journal keeps every finished match, nothing more"
+
+        (tmp_path / "second").mkdir()
+        with dask_scheduler(tmp_path / "second") as (another, _), \
+                dask_workers(another, tmp_path / "second", names=("again",)):
+            resumed = referee("tournament", str(path), "--out", str(out), "--resume", "--scheduler", another,
+                              env=env, timeout=300)
+        assert resumed.returncode == 0, resumed.stderr
+        assert f"({finished} already in the journal)" in resumed.stdout
+    finally:
+        for pid in running(MARKER):  # no bot of ours left behind, whatever failed
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    _, records = read_journal(journal)
+    assert sorted(r["index"] for r in records) == list(range(total)), "every match exactly once"
+    local = referee("tournament", str(path), "--out", str(tmp_path / "local"), "--concurrency", "2")
+    assert local.returncode == 0, local.stderr
+    _same_outputs(tmp_path / "local", out)

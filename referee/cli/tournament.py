@@ -154,11 +154,15 @@ def tournament(
                 if backend.kind != "local":
                     console.print(f"matches run on {backend.description}", highlight=False, markup=False)
 
+            def say(text):
+                (live.console if interactive else console).print(text, highlight=False, markup=False,
+                                                                 soft_wrap=True)
+
             try:
+                # what the run waits for (no Dask worker connected) goes to stdout, like the rest
                 tour.run(config, resume=resume, plugins_dir=_state["plugins_dir"], on_result=on_result,
                          on_start=on_start, keep=False, prepared=prepared,
-                         on_warning=lambda text: console.print(f"warning: {text}", highlight=False, markup=False,
-                                                              soft_wrap=True))
+                         on_warning=lambda text: say(f"warning: {text}"), on_note=say)
             except KeyboardInterrupt:
                 if interactive:
                     live.stop()

@@ -13,6 +13,9 @@ a `concurrent.futures.Executor` and tells the driver what it needs to know about
   when their worker dies (the scheduler's `allowed-failures`); workers return the replay with the
   record unless the output directory is shared storage (`shared_out`); the bots of a match get a
   parent-death guard (`referee.tournament.run.play_task`), since a dask worker can die mid-match.
+  A scheduler may have no worker: `workers` counts them, and a `WorkerWatch` tells the user
+  while the tasks wait for one. A scheduler lost mid-run (its connection closed: Dask cancels
+  every task) is named as such by `failure`, never as a match's failure on a worker.
 
 Dask is an optional extra: nothing here imports it at module level, and asking for it without it
 installed is a one-line usage error naming what to install.
@@ -22,13 +25,15 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
+import math
 import multiprocessing
 import signal
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from referee.errors import RefereeError, UsageError
@@ -36,6 +41,8 @@ from referee.errors import RefereeError, UsageError
 EXECUTORS = ("local", "dask")
 RETRIES = 3  # a match whose task raised is run again, at most this many times
 CONNECT_TIMEOUT = "10s"  # to reach a remote scheduler
+WAIT_POLL = 2.0  # s without a finished match before the driver asks whether a worker is there
+WAIT_REPEAT = 30.0  # s between two "waiting for a worker" lines while none is connected
 DASK_MISSING = "--executor dask needs the optional Dask extra: pip install -e '.[dask]' in the referee checkout"
 
 
@@ -73,6 +80,15 @@ class Backend:
     def failure(self, exc: BaseException, name: str) -> BaseException:
         """The error to raise when a task failed for good (the executor's own, by default)."""
         return exc
+
+    def workers(self) -> int | None:
+        """The workers there are to take tasks now, where there may be none (a Dask scheduler's
+        come and go); None where there always are (local worker processes)."""
+        return None
+
+    def presence(self, connected: int) -> str:
+        """A line for the user: waiting for a worker (`connected` 0), or `connected` joined."""
+        return f"{connected} worker{'s' if connected != 1 else ''} connected"
 
     def broken(self, exc: BaseException) -> bool:
         """Whether a task failed because a worker died under it, breaking the executor: then
@@ -163,8 +179,10 @@ class DaskBackend(Backend):
                 self.cluster.close()
             detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise RefereeError(f"cannot connect to the dask scheduler at {scheduler}: {detail}") from None
+        #: the scheduler's address, for the user
+        self.address = scheduler if scheduler is not None else self.cluster.scheduler_address
         if scheduler is not None:
-            n = len(self.client.scheduler_info().get("workers", {}))
+            n = self.workers()
             where += f" ({n} worker{'s' if n != 1 else ''} connected now)"
         self._run = uuid.uuid4().hex[:8]  # task keys are unique per run on a shared cluster
         super().__init__(self.client.get_executor(retries=RETRIES, pure=False), where)
@@ -174,14 +192,45 @@ class DaskBackend(Backend):
         return self.executor.submit(fn, *args, key=f"match-{name}-{self._run}")
 
     def failure(self, exc: BaseException, name: str) -> BaseException:
-        """One line: a remote traceback helps nobody at the driver (the match replays locally)."""
+        """One line: a remote traceback helps nobody at the driver (the match replays locally).
+        A task cancelled under us is the scheduler lost (Dask cancels every task of a client whose
+        connection to it closed): `lost` says so."""
         after = "the journal holds every finished match: --resume plays the rest"
+        if self.client.status != "running" or isinstance(exc, cf.CancelledError):
+            return self.lost()
         if type(exc).__name__ == "KilledWorker":
             return RefereeError(f"match {name} was lost with every worker that ran it ({exc}); {after}")
         hint = " (is referee installed on every worker, with the same plugins?)" \
             if isinstance(exc, ImportError) else ""
         detail = str(exc).splitlines()[0] if str(exc) else ""
         return RefereeError(f"match {name} failed on a dask worker{hint}: {type(exc).__name__}: {detail}; {after}")
+
+    def workers(self) -> int:
+        """The workers connected to the scheduler now (RefereeError `lost` if it is gone)."""
+        if self.client.status != "running":  # the connection closed: reconnecting or given up
+            raise self.lost()
+        try:
+            try:
+                info = self.client.scheduler_info(n_workers=0)  # the count, not every worker's details
+            except TypeError:  # an older distributed, without n_workers: every worker's details
+                info = self.client.scheduler_info()
+        except (OSError, TimeoutError):  # bounded by Dask's connect timeout
+            raise self.lost() from None
+        count = info.get("n_workers")
+        return count if isinstance(count, int) else len(info.get("workers", {}))
+
+    def presence(self, connected: int) -> str:
+        if not connected:
+            return f"waiting for a Dask worker at {self.address}: 0 connected"
+        return (f"a Dask worker joined at {self.address}: {connected} connected, "
+                f"the matches run")
+
+    def lost(self) -> RefereeError:
+        """The error that ends a run whose scheduler is gone (stopped, or cut off by the network)."""
+        return RefereeError(
+            f"lost the Dask scheduler at {self.address}: its connection closed (it stopped, or the network "
+            "failed), no worker failed; the journal holds every finished match: --resume plays the rest "
+            "once a scheduler is up (--scheduler ADDRESS for another one)")
 
     def close(self) -> None:
         try:
@@ -199,15 +248,30 @@ class DaskBackend(Backend):
         self._disconnect()
 
     def _disconnect(self) -> None:
-        try:
-            self.client.close(timeout=10)
-        except Exception:
-            pass
+        # Once the scheduler is lost the client is still trying to reconnect; closing it cancels
+        # that, which Dask logs as an error with a traceback: the user was told in one line.
+        with _muted("distributed.client") if self.client.status != "running" else nullcontext():
+            try:
+                self.client.close(timeout=10)
+            except Exception:
+                pass
         if self.cluster is not None:
             try:
                 self.cluster.close(timeout=10)
             except Exception:
                 pass
+
+
+@contextmanager
+def _muted(name: str) -> Iterator[None]:
+    """Logger `name` silent for the block (restored after)."""
+    logger = logging.getLogger(name)
+    previous = logger.disabled
+    logger.disabled = True
+    try:
+        yield
+    finally:
+        logger.disabled = previous
 
 
 @contextmanager
@@ -249,6 +313,57 @@ def _forget(clients: set[Any]) -> None:
         except Exception:
             pass
         client.status = "closed"
+
+
+class WorkerWatch:
+    """Tells the user (`say`, a line) while a backend's tasks wait for a worker: at once when none
+    is connected ("waiting for a Dask worker at ADDRESS: 0 connected"), again every WAIT_REPEAT
+    seconds while none is, and once one joins ("... 1 connected"). A no-op on a backend whose
+    workers are always there (`Backend.workers` None).
+
+    The driver waits for results at most `timeout` seconds at a time (None: as long as it
+    takes) and calls `check` after each wait; the backend is asked only while no match
+    finishes (at most every WAIT_POLL seconds), and at the first result after a wait."""
+
+    def __init__(self, backend: Backend, say: Callable[[str], None] | None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.backend, self.say, self.clock = backend, say, clock
+        connected = backend.workers()
+        #: how long the driver may wait for results before calling `check`
+        self.timeout = WAIT_POLL if connected is not None else None
+        self._waiting: float | None = None  # since when no worker is connected (None: some are)
+        self._said = -math.inf
+        self._asked = clock()
+        if connected == 0:
+            self._note(0, self._asked)
+
+    def check(self, finished: bool) -> None:
+        """After a wait for results (`finished`: some came): ask the backend and tell the user,
+        if it is time to (RefereeError if the backend is lost, from `Backend.workers`)."""
+        if self.timeout is None or finished and self._waiting is None:
+            return
+        now = self.clock()
+        if now - self._asked < WAIT_POLL and not finished:  # a result while waiting: ask at once
+            return
+        self._asked = now
+        self._note(self.backend.workers() or 0, now)
+
+    def _note(self, connected: int, now: float) -> None:
+        if connected == 0:
+            if self._waiting is None:
+                self._waiting = now
+            elif now - self._said < WAIT_REPEAT:
+                return
+            self._said = now
+            waited = now - self._waiting
+            self._tell(self.backend.presence(0) + (f" (for {waited:.0f} s)" if waited >= 1 else ""))
+        elif self._waiting is not None:
+            self._waiting = None
+            self._tell(self.backend.presence(connected))
+
+    def _tell(self, line: str) -> None:
+        if self.say is not None:
+            self.say(line)
 
 
 @contextmanager

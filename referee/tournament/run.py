@@ -660,6 +660,7 @@ def run(
     keep: bool = True,
     on_warning: Callable[[str], None] | None = None,
     prepared: Prepared | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Play every match not yet journaled; returns every record (old and new) in schedule order.
 
@@ -678,12 +679,14 @@ def run(
     The matches run on `config.executor` (see referee/tournament/executors.py); `on_start` is told which
     backend once it is up. The output directory is held (`claim`) for the whole run: a second
     run on it is refused. `on_warning` is told, in a sentence, when a worker was killed and its
-    matches are played again.
+    matches are played again. `on_note` is told, in a sentence, when the matches wait for a
+    worker (a Dask scheduler with none connected: how many are, now and then) and when one
+    joins. A Dask scheduler lost mid-run ends it with a RefereeError naming the scheduler.
     """
     if prepared is not None and config.out.resolve() not in _claimed:
         raise ValueError("run(prepared=...) needs the claim under which prepare() ran")
     with claim(config.out):
-        _run(config, prepared or prepare(config, resume), plugins_dir, on_result, on_start, on_warning)
+        _run(config, prepared or prepare(config, resume), plugins_dir, on_result, on_start, on_warning, on_note)
         if not keep:
             return []
         from referee.tournament.standings import read_journal
@@ -694,7 +697,8 @@ def run(
 def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
          on_result: Callable[[dict[str, Any]], None] | None,
          on_start: Callable[[executors.Backend], None] | None,
-         on_warning: Callable[[str], None] | None = None) -> None:
+         on_warning: Callable[[str], None] | None = None,
+         on_note: Callable[[str], None] | None = None) -> None:
     todo, journaled, gauntlets, head = prepared
     executors.require(config.executor, config.scheduler)
     if not todo:
@@ -747,6 +751,7 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
             queue: Iterator[MatchSpec] = unstopped(todo)
             pending: dict[cf.Future, MatchSpec] = {}
             kills: Counter[int | None] = Counter()  # workers killed, per match played (None: none)
+            watch = executors.WorkerWatch(backend, on_note)  # says when no worker takes the matches
 
             def launch(spec: MatchSpec) -> None:
                 try:
@@ -794,14 +799,15 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                     launch(spec)
                 if not pending:
                     break
-                done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-                lost = [spec for spec in map(settle, done) if spec is not None]
+                done, _ = cf.wait(pending, timeout=watch.timeout, return_when=cf.FIRST_COMPLETED)
+                lost = [spec for spec in map(settle, _finished_first(done)) if spec is not None]
+                watch.check(bool(done))  # after the results are journaled: it may raise (scheduler lost)
                 if not lost:
                     continue
                 # A worker was killed outright: every match in its pool fails with it (the other
                 # workers stop theirs, killing their bots). Play them all again in a new pool,
                 # unless the match the killed worker played had killed one before.
-                lost += [spec for spec in map(settle, cf.wait(list(pending))[0]) if spec is not None]
+                lost += [spec for spec in map(settle, _finished_first(cf.wait(list(pending))[0])) if spec is not None]
                 backend.restart()  # returns once every old worker has ended
                 blamed: list[int | None] = [None]  # None: killed between matches, none to blame
                 if in_flight is not None:
@@ -819,6 +825,12 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                 queue = unstopped(itertools.chain(sorted(lost, key=lambda s: s.index), queue))
         finally:
             journal.close()
+
+
+def _finished_first(done: Iterable[cf.Future]) -> list[cf.Future]:
+    """Done futures, those with a result first: each is journaled before a failure ends the run
+    (a lost Dask scheduler cancels the rest in the same instant)."""
+    return sorted(done, key=lambda f: f.cancelled() or f.exception() is not None)
 
 
 def _journal_decisions(journal: Journal, gauntlets: sprt.Gauntlets) -> None:
