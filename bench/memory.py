@@ -1,12 +1,26 @@
-"""Benchmark: a tournament's memory as the number of matches grows.
+"""Benchmark: a tournament's memory as the number of matches grows, and a resume of its journal.
 
-The same cheap tournament (Mau Mau to target=20, `random` against `maumau-greedy` at tables of
-2, in-process strategies) with 100 and with 1,000 matches, each in a fresh process: the peak RSS
-of the driver (which journals every result) and of the largest worker. Flat means the journal is
-streamed and no replay is held in memory: 10x the matches should cost about the same.
+The same cheap tournament (Mau Mau to target=20, four in-process strategies at tables of 4, no
+replay kept for a match without a fault: `[output] replays = "faults"`, as a big run would) with
+1,000 and with 10,000 matches by default. Each size runs in fresh processes, as `referee
+tournament` runs it (`prepare`, then `run(keep=False)` with the live tally and SPRT state fed as
+matches finish, then the final standings from the journal):
 
-Usage: python bench/memory.py [--matches 100 --matches 1000] [--concurrency 2]
-Prints a table and writes bench/results/memory.json. Never asserts anything.
+- play: the peak RSS of the driver while the matches run (it journals every result), and of the
+  largest worker process (sampled every 20 ms);
+- standings: the driver's peak computing the final standings from the journal (they hold every
+  record: a standings table needs them all);
+- resume: a new process running `--resume` on the full journal (`prepare` streams it: the
+  indices, the SPRT state, the live tally, the fault count, never the records), then its
+  standings.
+
+Flat means the journal is streamed and no record or replay is held while matches run or resume:
+10x the matches should cost about the same there (the standings grow with the records). Peaks are
+VmHWM, reset between phases (/proc/self/clear_refs) where the kernel allows it.
+
+Usage: python bench/memory.py [--matches 1000 --matches 10000] [--concurrency 2] [--keep DIR]
+Prints a table and writes bench/results/memory.json. Never asserts anything. About 4 minutes on
+2 cores, nearly all of it the 10,000 matches.
 """
 
 from __future__ import annotations
@@ -14,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,10 +48,17 @@ seeds = {matches}
 strategy = "random"
 [[entrants]]
 strategy = "maumau-greedy"
+[[entrants]]
+strategy = "first"
+[[entrants]]
+name = "random2"
+strategy = "random"
 [[games]]
 game = "maumau"
-players = 2
+players = 4
 config = {{ target = 20 }}
+[output]
+replays = "faults"
 """
 
 
@@ -60,7 +82,7 @@ def _descendants(root: int) -> list[int]:
     return found
 
 
-def _peak_kb(pid: int) -> int:
+def _peak_kb(pid: int | str = "self") -> int:
     """VmHWM: the process's peak resident set so far, in kB (0 if gone)."""
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -70,6 +92,16 @@ def _peak_kb(pid: int) -> int:
     except OSError:
         pass
     return 0
+
+
+def _reset_peak() -> bool:
+    """Reset this process's VmHWM to its current RSS (Linux 4.0+); False where not allowed."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
 
 
 class WorkerPeaks(threading.Thread):
@@ -87,68 +119,153 @@ class WorkerPeaks(threading.Thread):
                 self.peaks[pid] = max(self.peaks.get(pid, 0), _peak_kb(pid))
 
 
-def child(matches: int, concurrency: int) -> None:
-    """Run the tournament in this process; print its figures as one JSON line."""
-    from referee.plugins import load_registry
-    from referee.tournament.run import run
-    from referee.tournament.config import load_tournament
+def _as_the_cli_runs_it(config: Any, resume: bool, sampler: WorkerPeaks | None) -> dict[str, Any]:
+    """`referee tournament [--resume]` without its display: prepare (the live tally, the SPRT
+    state and the fault count fed from the journal as it streams), run, then the standings."""
+    from referee.tournament import run as tour
+    from referee.tournament import sprt
+    from referee.tournament import standings as st
+    from referee.tournament.reporting import fault_rows
 
-    with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
-        path = Path(tmp) / "memory.toml"
-        path.write_text(TEMPLATE.format(matches=matches))
-        config = load_tournament(path, load_registry(), out=Path(tmp) / "out", concurrency=concurrency)
-        # VmHWM, not getrusage's ru_maxrss: that one keeps the peak of the process this child was
-        # forked from (bench/run.py, bigger than a tournament driver) across the exec.
-        before = _peak_kb(os.getpid())
-        sampler = WorkerPeaks()
-        sampler.start()
-        started = time.perf_counter()
-        played = []
-        run(config, keep=False, on_result=lambda record: played.append(record["index"]))  # as the CLI runs it
-        seconds = time.perf_counter() - started
+    gauntlets = sprt.Gauntlets(config)
+    live = st.Tally(points=False)
+    faults = [0]
+
+    def tally(record: dict[str, Any]) -> None:
+        gauntlets.add(record)
+        live.add(record)
+        faults[0] += sum(record["faults"])
+
+    before = _peak_kb()
+    started = time.perf_counter()
+    played = [0]
+    with tour.claim(config.out):
+        prepared = tour.prepare(config, resume, each=tally)
+        journaled = len(prepared.done)
+        if sampler is not None:
+            sampler.start()
+
+        def on_result(record: dict[str, Any]) -> None:
+            tally(record)
+            played[0] += 1
+
+        tour.run(config, keep=False, prepared=prepared, on_result=on_result)
+        del prepared
+    seconds = time.perf_counter() - started
+    if sampler is not None:
         sampler.stop.set()
         sampler.join()
-        journal = (Path(tmp) / "out" / "journal.jsonl").stat().st_size
-    print(json.dumps({
-        "matches": len(played),
+    run_peak = _peak_kb()
+    reset = _reset_peak()
+    started = time.perf_counter()
+    journal = config.out / tour.JOURNAL
+    _, records = st.read_journal(journal)
+    records = sprt.counted(records, sprt.read_decisions(journal))
+    table = st.compute(records)
+    table["faults"] = fault_rows(records)
+    del records, table
+    return {
+        "journaled_before": journaled,
+        "played": played[0],
         "seconds": seconds,
         "driver_before_kb": before,
-        "driver_peak_kb": _peak_kb(os.getpid()),
-        "worker_peak_kb": max(sampler.peaks.values(), default=0),  # the largest worker (sampled)
-        "workers_seen": len(sampler.peaks),
-        "journal_bytes": journal,
-    }))
+        "driver_peak_kb": run_peak,
+        "standings_seconds": time.perf_counter() - started,
+        # with the peak reset: the standings' own; without: the whole process's
+        "standings_peak_kb": _peak_kb(),
+        "standings_peak_reset": reset,
+        "faults": faults[0],
+    }
 
 
-def bench(sizes: list[int], concurrency: int) -> dict[str, Any]:
+def child(matches: int, concurrency: int, out: Path, resume: bool) -> None:
+    """Run the tournament (or resume it) in this process; print its figures as one JSON line."""
+    from referee.plugins import load_registry
+    from referee.tournament.config import load_tournament
+
+    path = out.parent / "memory.toml"
+    if not resume:
+        path.write_text(TEMPLATE.format(matches=matches))
+    config = load_tournament(path, load_registry(), out=out, concurrency=concurrency)
+    sampler = None if resume else WorkerPeaks()
+    figures = _as_the_cli_runs_it(config, resume, sampler)
+    figures["worker_peak_kb"] = max(sampler.peaks.values(), default=0) if sampler else 0  # the largest worker
+    figures["workers_seen"] = len(sampler.peaks) if sampler else 0
+    figures["journal_bytes"] = (out / "journal.jsonl").stat().st_size
+    print(json.dumps(figures))
+
+
+def _child(matches: int, concurrency: int, out: Path, resume: bool) -> dict[str, Any]:
+    argv = [sys.executable, __file__, "--child", str(matches), "--concurrency", str(concurrency), "--out", str(out)]
+    done = subprocess.run(argv + (["--resume"] if resume else []), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"bench child failed ({' '.join(argv)}):\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def bench(sizes: list[int], concurrency: int, keep: Path | None = None) -> dict[str, Any]:
     rows = []
     for matches in sizes:
-        out = subprocess.run([sys.executable, __file__, "--child", str(matches), "--concurrency", str(concurrency)],
-                             capture_output=True, text=True, check=True)
-        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    return {"concurrency": concurrency, "game": "maumau", "config": {"target": 20}, "rows": rows}
+        tmp = Path(tempfile.mkdtemp(prefix="referee-bench-memory-"))
+        try:
+            out = tmp / "out"
+            play = _child(matches, concurrency, out, resume=False)
+            resume = _child(matches, concurrency, out, resume=True)
+            rows.append({
+                "matches": play["played"],
+                "seconds": play["seconds"],
+                "driver_peak_kb": play["driver_peak_kb"],
+                "worker_peak_kb": play["worker_peak_kb"],
+                "workers_seen": play["workers_seen"],
+                "standings_peak_kb": play["standings_peak_kb"],
+                "standings_seconds": play["standings_seconds"],
+                "resume_journaled": resume["journaled_before"],
+                "resume_played": resume["played"],
+                "resume_seconds": resume["seconds"],
+                "resume_peak_kb": resume["driver_peak_kb"],
+                "resume_standings_peak_kb": resume["standings_peak_kb"],
+                "peaks_reset": play["standings_peak_reset"],
+                "journal_bytes": play["journal_bytes"],
+            })
+            if keep is not None:
+                target = keep / f"memory-{matches}"
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(tmp, target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return {"concurrency": concurrency, "game": "maumau", "players": 4, "config": {"target": 20},
+            "output": {"replays": "faults"}, "rows": rows}
 
 
 def summary_table(data: dict[str, Any]) -> str:
-    headers = ["memory (maumau target=20)", "matches", "seconds", "driver peak MB", "worker peak MB", "journal KB"]
-    body = [["tournament", r["matches"], r["seconds"], r["driver_peak_kb"] / 1024, r["worker_peak_kb"] / 1024,
-             r["journal_bytes"] / 1024] for r in data["rows"]]
-    return table(headers, body, "lrrrrr")
+    headers = ["memory (maumau 4 seats, target=20)", "matches", "seconds", "driver MB", "worker MB",
+               "standings MB", "resume s", "resume MB", "journal MB"]
+    body = [["tournament, then --resume on its journal", r["matches"], r["seconds"], r["driver_peak_kb"] / 1024,
+             r["worker_peak_kb"] / 1024, r["standings_peak_kb"] / 1024, r["resume_seconds"],
+             r["resume_peak_kb"] / 1024, r["journal_bytes"] / 2**20] for r in data["rows"]]
+    return table(headers, body, "l" + "r" * 8)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, action="append", help="tournament sizes (default 100 and 1000)")
+    parser.add_argument("--matches", type=int, action="append", help="tournament sizes (default 1000 and 10000)")
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--keep", type=Path, help="copy each size's output directory here (memory-N/)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--resume", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
-        child(args.child, args.concurrency)
+        child(args.child, args.concurrency, args.out, args.resume)
         return {}
     info = machine()
-    data = bench(args.matches or [100, 1000], args.concurrency)
+    data = bench(args.matches or [1000, 10000], args.concurrency, args.keep)
     print(machine_line(info))
-    print(f"memory bench: peak RSS of a tournament at concurrency {data['concurrency']}, each size in a fresh process")
+    print(f"memory bench: peak RSS at concurrency {data['concurrency']}, each size and its resume in fresh "
+          "processes; driver and worker MB while the matches run, standings MB computing the final standings "
+          "(peak reset before them" + ("" if all(r["peaks_reset"] for r in data["rows"]) else
+                                       ": not allowed here, so the whole run's") + "), resume MB: --resume on the "
+          "full journal (streamed), its standings apart")
     print(summary_table(data))
     write_results("memory", data)
     return data
