@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> None:
         elif part == "startup":
             data[part] = startup.main(["--runs", "5" if args.quick else "10"])
         elif part == "memory":
-            data[part] = memory.main([])
+            # the full bench plays 1,000 and 10,000 matches (about 4 minutes); quick: 100 and 1,000
+            data[part] = memory.main(["--matches", "100", "--matches", "1000"] if args.quick else [])
         elif part == "sandbox":
             data[part] = sandbox.main(["--quick"] if args.quick else [])
         elif part == "reuse":  # cut down: bench/reuse.py alone plays the full 600 + 1,000 matches
