@@ -17,7 +17,7 @@ A gauntlet with an SPRT (referee/tournament/sprt.py) stops early: once the journ
 test, the driver starts no more of its matches and journals the decision.
 
 Each local worker keeps the bot processes that declared reuse between its matches, in a
-`referee.bots.player.BotPool` (`reuse_pool`, `reuse_keys`; [limits] reuse_matches), and ends
+`referee.bots.pool.BotPool` (`reuse_pool`, `reuse_keys`; [limits] reuse_matches), and ends
 them when it exits, whatever ends it.
 """
 
@@ -277,7 +277,7 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     parent-death guard (`setpriv --pdeathsig KILL`), so it dies with the worker even when the
     worker is killed without any cleanup. A sandboxed bot sees nothing of `out_dir` (journal,
     deal key, replays, logs) nor of the directories in `hide`. With a `pool`
-    (referee.bots.player.BotPool) a seat may be played by a bot process kept from an earlier
+    (referee.bots.pool.BotPool) a seat may be played by a bot process kept from an earlier
     match (`reuse_keys`), which keeps it afterwards if the bot declared reuse.
 
     The replay is written under a temporary name and renamed once the match is over, so no
