@@ -1,6 +1,5 @@
 """Config resolution: defaults, coercion of --set strings, and clear errors."""
 
-import random
 
 import pytest
 

@@ -32,7 +32,7 @@ from referee import schema
 from referee.config import resolve_config
 from referee.game import Event
 from referee.plugins import load_registry
-from referee.testing import random_playout, play, seeded_state
+from referee.testing import random_playout, seeded_state
 from referee.replay.verify import load_replay, simulate
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,6 @@ import pytest
 from referee.cli.tournament import TournamentVerifier
 from referee.config import resolve_config
 from referee.errors import UsageError
-from referee.game import Game
 from referee.players import Fault, Player, Reply, StrategyPlayer
 from referee.plugins import load_registry
 from referee.runner import Limits, Seat, run_match
