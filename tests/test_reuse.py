@@ -360,22 +360,30 @@ def test_a_kept_process_that_fails_its_next_hello_is_replaced_without_a_fault(tm
 
 
 def test_each_match_logs_into_its_own_file(tmp_path, reuser):
-    """One process plays every match; each log holds what it wrote during that match (its
-    hello, first act and end lines); what it writes after its last match (at EOF) goes to the
-    last one."""
+    """One process plays every match; each log holds what it wrote during that match (its hello
+    and first act lines), and its `end` line there or, written after the referee moved on to the
+    next match, at the head of the next match's log (docs/protocol.md, "Logs": the referee does
+    not wait for a kept bot after `end`); nothing is lost, nothing lands in a later match's log;
+    what it writes after its last match (at EOF) goes to the last one."""
     out = tmp_path / "o"
     records = play(tournament(tmp_path, reuser, seeds=4), out)
     (played,) = by_pid(records, out).values()
     assert [r["index"] for r in played] == [0, 1, 2, 3]
-    for r in records:
+    ordered = sorted(records, key=lambda r: r["index"])
+    matches, logs = [], []
+    for r in ordered:
         seat = r["seats"].index("bot")
-        text = (out / "replays" / f"{r['key']}.seat{seat}.log").read_text()
-        match = json.loads((out / "replays" / f"{r['key']}.jsonl").read_text().splitlines()[0])["match"]
-        lines = text.splitlines()
-        if r["index"] == 3:
-            assert lines.pop() == "eof pid=%s n=4" % seated(out)[r["key"], seat][0]
-        assert len(lines) == 3 and all(line.endswith(f"match={match}") or f"match={match} " in line
-                                       for line in lines), text
+        logs.append((out / "replays" / f"{r['key']}.seat{seat}.log").read_text().splitlines())
+        matches.append(json.loads((out / "replays" / f"{r['key']}.jsonl").read_text().splitlines()[0])["match"])
+    assert logs[3].pop() == "eof pid=%s n=4" % seated(out)[ordered[3]["key"], ordered[3]["seats"].index("bot")][0]
+    for k, (match, lines) in enumerate(zip(matches, logs)):
+        late = [line for line in lines if k and line == f"end match={matches[k - 1]}"]
+        assert lines[:len(late)] == late, (k, lines)  # a late end line only at the head
+        own = lines[len(late):]
+        assert [line.split()[0] for line in own][:2] == ["hello", "act"], (k, lines)
+        assert all(line.endswith(f"match={match}") or f"match={match} " in line for line in own), (k, lines)
+    ends = [line for lines in logs for line in lines if line.startswith("end ")]
+    assert ends == [f"end match={m}" for m in matches], "every end line, each once, in order"
 
 
 def test_standings_are_the_same_with_and_without_reuse(tmp_path):
