@@ -468,7 +468,7 @@ def _tournament(tmp_path: Path, limits: str) -> Path:
     path.write_text(f"""
 name = "t"
 [limits]
-move_ms = 500
+move_ms = 10000
 {limits}
 [[entrants]]
 name = "probe"
