@@ -119,6 +119,38 @@ def _console():
 
 
 
+def check_json_target(json_out: str | None) -> None:
+    """UsageError unless `--json FILE` can be written (checked before anything is played; `-`,
+    standard output, and no --json pass)."""
+    from referee.errors import UsageError
+
+    if json_out in (None, "-"):
+        return
+    target = Path(json_out)
+    if target.is_dir() or not target.parent.is_dir() or not os.access(target.parent, os.W_OK):
+        raise UsageError(f"cannot write --json file {json_out!r}: "
+                         + ("it is a directory" if target.is_dir() else "its directory is missing or not writable"))
+
+
+def write_json(console, json_out: str, data: object, what: str) -> None:
+    """Write `data` as indented JSON to standard output (`-`: nothing else is printed there) or
+    to the file `json_out`, then say `<what>: <file>`; UsageError if the file cannot be written."""
+    import json
+
+    from referee.errors import UsageError
+
+    text = json.dumps(data, indent=2, ensure_ascii=True) + "\n"
+    if json_out == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        Path(json_out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write --json file {json_out!r}: {exc.strerror or exc}") from None
+    console.print(f"{what}: {json_out}", highlight=False, markup=False, soft_wrap=True)
+
+
 def _load_plugin_commands() -> None:
     """Let plugins add commands (the `register_commands` hook)."""
     from referee.errors import RefereeError

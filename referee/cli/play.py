@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import os
 import random
-import sys
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -13,7 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from referee.bots.limits import CPU_S, MAX_CPU_S, MAX_FAULT_COUNT, MAX_MEMORY_MB, MAX_MS, MEMORY_MB
-from referee.cli.common import _console, _errors, _plugin_manager, app
+from referee.cli.common import _console, _errors, _plugin_manager, app, check_json_target, write_json
 
 
 @app.command()
@@ -86,8 +83,7 @@ def play(
             require(sandbox)
         if json_out == "-" and any(s.kind == "human" for s in seats):
             raise UsageError("--json - writes the result to stdout, which a human seat plays on: give --json FILE")
-        if json_out not in (None, "-"):  # refused now, not after the match
-            _check_writable(Path(json_out))
+        check_json_target(json_out)  # refused now, not after the match
         limits = Limits(move_ms=move_ms, start_ms=start_ms, max_faults=max_faults, sandbox=sandbox,
                         memory_mb=memory_mb, cpu_s=cpu_s)
         key = sealing.for_run()
@@ -121,25 +117,7 @@ def play(
         if log_protocol is not None:
             console.print(f"protocol log: {log_protocol}", highlight=False, markup=False, soft_wrap=True)
         if json_out is not None:
-            text = json.dumps(result_json(result, stem, key, log_protocol), indent=2, ensure_ascii=True) + "\n"
-            if json_out == "-":
-                sys.stdout.write(text)
-                sys.stdout.flush()
-            else:
-                try:
-                    Path(json_out).write_text(text, encoding="utf-8")
-                except OSError as exc:
-                    raise UsageError(f"cannot write --json file {json_out!r}: {exc.strerror or exc}") from None
-                console.print(f"result: {json_out}", highlight=False, markup=False, soft_wrap=True)
-
-
-def _check_writable(target: Path) -> None:
-    """UsageError unless a --json file can be written at `target` (before anything is played)."""
-    from referee.errors import UsageError
-
-    if target.is_dir() or not target.parent.is_dir() or not os.access(target.parent, os.W_OK):
-        raise UsageError(f"cannot write --json file {str(target)!r}: "
-                         + ("it is a directory" if target.is_dir() else "its directory is missing or not writable"))
+            write_json(console, json_out, result_json(result, stem, key, log_protocol), "result")
 
 
 def _stderr_console():

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
-from referee.cli.common import _console, _errors, _registry, _state, app
+from referee.cli.common import _console, _errors, _registry, _state, app, check_json_target, write_json
 from referee.bots.limits import MAX_CPU_S, MAX_MEMORY_MB, MAX_MS
 
 
@@ -69,11 +67,7 @@ def validate(
             raise UsageError(f"validate needs the bot's command after --, e.g. referee validate {game} -- "
                              "python3 mybot.py")
         argv = parse_command(" ".join(_quote(a) for a in command))
-        if json_out not in (None, "-"):  # refused now, not after the whole battery
-            target = Path(json_out)
-            if target.is_dir() or not target.parent.is_dir() or not os.access(target.parent, os.W_OK):
-                raise UsageError(f"cannot write --json file {json_out!r}: "
-                                 + ("it is a directory" if target.is_dir() else "its directory is missing or not writable"))
+        check_json_target(json_out)  # refused now, not after the whole battery
         keep, made = _keep_dir(out, g.name)
         limits = Limits(move_ms=move_ms, start_ms=start_ms, sandbox=sandbox, memory_mb=memory_mb, cpu_s=cpu_s)
         key = sealing.for_run()  # the run's: a reproduce command carries it when it is fresh
@@ -112,15 +106,7 @@ def validate(
         if not to_stdout:
             print_report(console, report)  # first: a --json file that fails to write loses nothing
         if json_out is not None:
-            text = json.dumps(report, indent=2, ensure_ascii=True) + "\n"
-            if to_stdout:
-                sys.stdout.write(text)
-            else:
-                try:
-                    Path(json_out).write_text(text, encoding="utf-8")
-                except OSError as exc:
-                    raise UsageError(f"cannot write --json file: {exc}") from None
-                console.print(f"report: {json_out}", highlight=False, markup=False, soft_wrap=True)
+            write_json(console, json_out, report, "report")
     raise typer.Exit(0 if report["passed"] else 1)
 
 
