@@ -62,3 +62,11 @@ def pytest_collection_modifyitems(session, config, items):
     last = [item for item in items if item.nodeid.split("::")[0].endswith(LAST)]
     if last:
         items[:] = [item for item in items if item not in last] + last
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """A headless Chromium's page (tests/chromium.py), one per test module; skips without one."""
+    from chromium import browser_session
+
+    yield from browser_session(tmp_path_factory)

@@ -1,41 +1,33 @@
 """The HTML replay viewer: self-contained pages, tested in headless Chromium (driven over the
 DevTools protocol with a tiny stdlib websocket client), seat views that hold only what the seat
-was sent, and a tournament's index.html.
+was sent (a tournament's index.html: tests/test_index_html.py).
 
 Screenshots of each game's viewer are written to tests/artifacts/ (not tracked) for a human.
 """
 
 from __future__ import annotations
 
-import base64
 import importlib.util
 import json
-import os
 import re
 import shlex
-import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.parse
-import urllib.request
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from referee.config import resolve_config
 from referee.describe import Describer, Zone, describer_of
-from referee.errors import UsageError
 from referee.game import EVERYONE, Event, Game, GameState, Outcome, Record
 from referee.players import Fault
 from referee.plugins import load_registry
-from referee.replay.html import render_viewer, script_json, viewer_data, write_index, write_viewer
+from referee.replay.html import render_viewer, script_json, viewer_data, write_viewer
 from referee.testing import random_playout
 from referee.runner import Limits, Seat, run_match
 from referee.replay.verify import load_replay, simulate
 
+from chromium import DevTools
 from misbehaving import Misbehaving
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +35,6 @@ ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 REGISTRY = load_registry()
 GAMES = {"maumau": 3, "presidente": 4, "mayor": 4}
 SEED = 4
-CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 
 
 def is_card(value) -> bool:
@@ -65,141 +56,6 @@ def page_data(text: str) -> dict:
 def referee(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "referee", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
-
-
-# -- a tiny DevTools client (RFC 6455 websocket, stdlib only) --------------------------------------
-
-
-class DevTools:
-    """One page target of a Chromium, driven by DevTools protocol commands over a websocket."""
-
-    def __init__(self, ws_url: str) -> None:
-        url = urllib.parse.urlparse(ws_url)
-        self.sock = socket.create_connection((url.hostname, url.port), timeout=30)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET {url.path} HTTP/1.1\r\nHost: {url.hostname}:{url.port}\r\nUpgrade: websocket\r\n"
-                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
-                          .encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = self.sock.recv(4096)
-            assert chunk, "the websocket handshake was cut"
-            head += chunk
-        head, self.buf = head.split(b"\r\n\r\n", 1)
-        assert b" 101 " in head.split(b"\r\n", 1)[0], head
-        self.next_id = 0
-
-    def _send(self, text: str) -> None:
-        data = text.encode()
-        header = bytearray([0x81])  # FIN + text
-        if len(data) < 126:
-            header.append(0x80 | len(data))
-        elif len(data) < 65536:
-            header.append(0x80 | 126)
-            header += len(data).to_bytes(2, "big")
-        else:
-            header.append(0x80 | 127)
-            header += len(data).to_bytes(8, "big")
-        mask = os.urandom(4)
-        self.sock.sendall(bytes(header) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
-
-    def _read(self, n: int) -> bytes:
-        while len(self.buf) < n:
-            chunk = self.sock.recv(1 << 16)
-            assert chunk, "the browser closed the websocket"
-            self.buf += chunk
-        out, self.buf = self.buf[:n], self.buf[n:]
-        return out
-
-    def _message(self) -> str:
-        parts = []
-        while True:
-            b0, b1 = self._read(2)
-            opcode, n = b0 & 0x0F, b1 & 0x7F
-            if n == 126:
-                n = int.from_bytes(self._read(2), "big")
-            elif n == 127:
-                n = int.from_bytes(self._read(8), "big")
-            payload = self._read(n)
-            if opcode == 0x8:
-                raise ConnectionError("the browser closed the websocket")
-            if opcode == 0x9:  # ping
-                continue
-            parts.append(payload)
-            if b0 & 0x80:
-                return b"".join(parts).decode()
-
-    def call(self, method: str, **params):
-        self.next_id += 1
-        self._send(json.dumps({"id": self.next_id, "method": method, "params": params}))
-        while True:
-            msg = json.loads(self._message())
-            if msg.get("id") == self.next_id:
-                assert "error" not in msg, msg
-                return msg.get("result", {})
-
-    def js(self, expression: str):
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
-        assert "exceptionDetails" not in result, result
-        return result["result"].get("value")
-
-    def key(self, key: str, code: int, times: int = 1) -> None:
-        for _ in range(times):
-            for kind in ("keyDown", "keyUp"):
-                self.call("Input.dispatchKeyEvent", type=kind, key=key, code=key, windowsVirtualKeyCode=code,
-                          nativeVirtualKeyCode=code)
-
-    def open(self, path: Path) -> None:
-        self.call("Page.navigate", url=path.resolve().as_uri())
-        deadline = time.monotonic() + 30
-        while self.js("document.readyState === 'complete' && document.body.dataset.ready") != "1":
-            assert time.monotonic() < deadline, "the viewer did not start"
-            time.sleep(0.05)
-
-    def screenshot(self, path: Path) -> None:
-        data = self.call("Page.captureScreenshot", format="png")["data"]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(base64.b64decode(data))
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if CHROMIUM is None:
-        pytest.skip("no chromium (.ci/run installs it: apt-get install chromium)")
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    proc = subprocess.Popen(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-         "--remote-debugging-port=0", "--window-size=1400,900", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 30
-        while not (port_file.is_file() and port_file.read_text().strip()):
-            assert proc.poll() is None and time.monotonic() < deadline, "chromium did not start"
-            time.sleep(0.05)
-        port = int(port_file.read_text().split()[0])
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as r:
-                    targets = json.load(r)
-                page = next(t for t in targets if t.get("type") == "page")
-                break
-            except (OSError, StopIteration):
-                assert time.monotonic() < deadline, "no page target"
-                time.sleep(0.1)
-        tools = DevTools(page["webSocketDebuggerUrl"])
-        tools.call("Page.enable")
-        tools.call("Emulation.setDeviceMetricsOverride", width=1400, height=900, deviceScaleFactor=1, mobile=False)
-        yield tools
-        tools.sock.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def each_frame(tools: DevTools, expression: str, chunk: int = 40) -> list:
@@ -654,123 +510,3 @@ def test_replay_html_command(tmp_path):
     for args in (("--html", str(out), "--deal", "1"), ("--index", str(tmp_path))):
         proc = referee("replay", str(path), *args)
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
-
-
-def test_write_index_links_every_match_and_the_standings(tmp_path):
-    out = tmp_path / "t"
-    (out / "replays").mkdir(parents=True)
-    lines = [{"type": "tournament", "name": "Tiny <cup>", "fingerprint": "x"}]
-    for index, (game, seed) in enumerate([("maumau", 1), ("presidente", 2), ("mayor", 3)]):
-        key = f"{game}.g{index}.s{seed}"
-        random_playout(REGISTRY.game(game), {}, seed, GAMES[game], replay=out / "replays" / f"{key}.jsonl")
-        result = load_replay(out / "replays" / f"{key}.jsonl").result
-        lines.append({"type": "match", "index": index, "key": key, "game": game, "seed": seed,
-                      "seats": [f"bot{s}" for s in range(GAMES[game])], "scores": result["scores"],
-                      "ranks": result["ranks"], "faults": result["faults"], "disqualified": [],
-                      "fault_log": [], "decisions": 1, "seconds": 0.1, "replay": f"replays/{key}.jsonl"})
-    lines.append({**lines[-1], "index": 3, "key": "gone", "replay": "replays/gone.jsonl"})
-    (out / "replays" / "broken.jsonl").write_text('{"type":"header","game":"nope","players":[]}\n')
-    lines.append({**lines[-1], "index": 4, "key": "broken", "replay": "replays/broken.jsonl"})
-    (out / "journal.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    index = write_index(out, REGISTRY)
-    text = index.read_text()
-    assert "Tiny &lt;cup&gt;" in text and "<cup>" not in text
-    for game, seed, i in (("maumau", 1, 0), ("presidente", 2, 1), ("mayor", 3, 2)):
-        assert f'href="replays/{game}.g{i}.s{seed}.html"' in text
-        assert f'href="replays/{game}.g{i}.s{seed}.jsonl"' in text
-        assert (out / "replays" / f"{game}.g{i}.s{seed}.html").is_file()
-    assert "Standings: all games" in text and "bot0" in text and "Standings: maumau" in text
-    assert "missing" in text and "no viewer" in text
-    viewer = out / "replays" / "maumau.g0.s1.html"
-    stamp = viewer.stat().st_mtime_ns
-    write_index(out, REGISTRY)
-    assert viewer.stat().st_mtime_ns == stamp  # up to date: not rewritten
-    with pytest.raises(UsageError, match="no journal.jsonl"):
-        write_index(tmp_path, REGISTRY)
-    proc = referee("replay", "--index", str(out))
-    assert proc.returncode == 0 and "index.html" in proc.stdout
-
-
-class Cells(HTMLParser):
-    """The rows of an index page's table, as lists of (text, href of the cell's first link)."""
-
-    def __init__(self, table_class: str) -> None:
-        super().__init__()
-        self.table_class, self.inside, self.rows, self.tables = table_class, False, [], 0
-        self.cell: list | None = None
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "table" and self.table_class in (attrs.get("class") or "").split():
-            self.inside, self.tables = True, self.tables + 1
-        elif self.inside and tag == "tr":
-            self.rows.append([])
-        elif self.inside and tag in ("td", "th"):
-            self.cell = ["", []]
-            self.rows[-1].append(self.cell)
-        elif self.inside and tag == "a" and self.cell is not None:
-            self.cell[1].append(attrs.get("href"))
-
-    def handle_endtag(self, tag):
-        if tag == "table":
-            self.inside = False
-        elif tag in ("td", "th"):
-            self.cell = None
-
-    def handle_data(self, data):
-        if self.cell is not None:
-            self.cell[0] += data
-
-
-def test_the_index_shows_the_fault_table_with_links_and_a_bots_text_escaped(tmp_path):
-    # issue 18: the fault table the terminal and standings.json have, in index.html
-    from referee.tournament import standings as st
-    from referee.tournament.reporting import fault_rows
-
-    path, _ = breaker_page(tmp_path)
-    out = tmp_path / "t"
-    (out / "replays").mkdir(parents=True)
-    result = load_replay(path).result
-    entrant = "breaker <b>&"  # an organiser's name, escaped too
-    lines = [{"type": "tournament", "name": "faulty", "fingerprint": "x"}]
-    for index, key in enumerate(["m0", "m1"]):
-        if index == 0:  # m1's replay is gone: its fault's match is named, not linked
-            (out / "replays" / f"{key}.jsonl").write_bytes(path.read_bytes())
-            (out / "replays" / f"{key}.seat0.log").write_text("stderr\n")
-        lines.append({"type": "match", "index": index, "key": key, "game": "maumau", "seed": 3,
-                      "seats": [entrant, "random"], "scores": result["scores"], "ranks": result["ranks"],
-                      "faults": result["faults"], "disqualified": [], "fault_log": result["fault_log"],
-                      "decisions": 1, "seconds": 0.1, "replay": f"replays/{key}.jsonl"})
-    (out / "journal.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    (fault,) = result["fault_log"]
-
-    computed = write_index(out, REGISTRY).read_text()
-    records = st.read_journal(out / "journal.jsonl")[1]
-    table = st.compute(records)
-    table["faults"] = fault_rows(records)  # as the CLI passes it (referee/cli/tournament.py)
-    passed = write_index(out, REGISTRY, table).read_text()
-    assert passed == computed  # the rows the CLI passes are the ones the index computes
-    assert BREAKER not in computed and "<script" not in computed and "<b>" not in computed
-    cells = Cells("faults")
-    cells.feed(computed)
-    assert cells.tables == 1
-    head, *rows = cells.rows
-    assert [c[0] for c in head] == ["entrant", "kind", "count", "first matches", "logs", "first fault"]
-    (row,) = rows
-    assert [c[0] for c in row[:3]] == [entrant, fault["kind"], "2"]
-    assert row[3] == ["m0, m1", ["replays/m0.html"]] and (out / "replays" / "m0.html").is_file()  # m1: no page
-    assert row[4] == ["replays/m0.seat0.log, replays/m1.seat0.log", ["replays/m0.seat0.log"]]  # m1's: no log
-    assert BREAKER in row[5][0] and row[5][0].startswith(fault["detail"][:40])
-
-
-def test_the_index_has_no_fault_table_without_faults(tmp_path):
-    out = tmp_path / "t"
-    (out / "replays").mkdir(parents=True)
-    random_playout(REGISTRY.game("maumau"), {}, 1, 3, replay=out / "replays" / "m.jsonl")
-    result = load_replay(out / "replays" / "m.jsonl").result
-    line = {"type": "match", "index": 0, "key": "m", "game": "maumau", "seed": 1, "seats": ["a", "b", "c"],
-            "scores": result["scores"], "ranks": result["ranks"], "faults": result["faults"], "disqualified": [],
-            "fault_log": [], "decisions": 1, "seconds": 0.1, "replay": "replays/m.jsonl"}
-    (out / "journal.jsonl").write_text(json.dumps(line) + "\n")
-    text = write_index(out, REGISTRY).read_text()
-    assert "Standings: all games" in text and "<h2>Faults</h2>" not in text

@@ -31,7 +31,7 @@ def replay(
         if index is not None:
             if file is not None or seat is not None or deal is not None or html is not None:
                 raise UsageError("--index DIR takes no replay file and no other option")
-            from referee.replay.html import write_index
+            from referee.replay.index import write_index
 
             path = write_index(index, _registry())
             typer.echo(f"written: {path}")

@@ -180,7 +180,7 @@ def tournament(
         for g in gauntlets:
             for line in g.summary():
                 console.print(line, highlight=False, markup=False)
-        from referee.replay.html import write_index
+        from referee.replay.index import write_index
 
         console.print(f"index: {write_index(config.out, registry, table)}", highlight=False, markup=False)
         verifier.report(console)
