@@ -377,8 +377,11 @@ def render_viewer(replay: Replay, game: Game | None, seat: int | None = None) ->
     return _SLOTS.sub(lambda m: slots[m.group()], _template())
 
 
-def write_viewer(replay: Replay, game: Game | None, out: str | Path, seat: int | None = None) -> Path:
-    """Write the viewer page of a replay to `out`."""
+def write_viewer(replay: Replay, game: Game | None, out: str | Path, seat: int | None = None, *,
+                 assets: str | Path | None = None, index: str | Path | None = None) -> Path:
+    """Write the viewer page of a replay to `out`. With `assets`, a directory, the page links the
+    viewer's shared script and style kept there (written once for a whole tournament) instead of
+    holding them; with `index`, it links back to that index page. (Being built: both ignored yet.)"""
     out = Path(out)
     text = render_viewer(replay, game, seat)
     try:

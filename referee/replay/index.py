@@ -125,7 +125,7 @@ def _match_rows(out: Path, records: list[dict[str, Any]], registry: Any) -> tupl
             try:
                 if not page.is_file() or page.stat().st_mtime < replay_path.stat().st_mtime:
                     rep = load_replay(replay_path)
-                    write_viewer(rep, registry.games.get(rep.game), page)
+                    write_viewer(rep, registry.games.get(rep.game), page, assets=out / "viewer", index=out / "index.html")
                 rel = page.relative_to(out).as_posix()
                 viewer = f'<a href="{_href(rel)}">view</a>'
                 viewers[str(rec.get("key"))] = rel
