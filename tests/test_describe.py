@@ -22,7 +22,7 @@ from referee.errors import PluginError
 from referee.game import EVERYONE, Event, Game, GameState, Outcome, Record
 from referee.hookspecs import hookimpl
 from referee.plugins import build_registry, get_plugin_manager
-from referee.replay.html import viewer_data
+from referee.replay.html import page_data, viewer_data
 from referee.replay.terminal import build_story, render
 from referee.testing import random_playout
 from referee.replay.verify import load_replay, simulate
@@ -155,8 +155,7 @@ def test_replay_html_shows_a_plugin_games_match(tiny_cli, tmp_path):
     random_playout(tiny_cli.game("tiny"), {}, 5, 2, replay=out)
     proc = CliRunner().invoke(cli.app, ["replay", str(out), "--html", str(page)])
     assert proc.exit_code == 0, proc.output
-    raw = re.search(r'<script id="data" type="application/json">(.*?)</script>', page.read_text(), re.S).group(1)
-    data = json.loads(raw)
+    data = page_data(page.read_text())
     assert data["game"] == "tiny" and data["faces"] == {} and data["css"] == "" and data["symbols"] == {}
     acts = [f["act"] for f in data["frames"] if "act" in f]
     assert len(acts) == 4 and all(a.startswith("play c") for a in acts)

@@ -19,10 +19,13 @@ Nothing of it comes from the whole state: `zones()` is read by the whole-match v
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import os
 import re
+import urllib.parse
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,8 @@ from referee.replay.terminal import _echoes, action_text, event_text, omniscient
 from referee.replay.verify import CannotVerify, Mismatch, Replay, simulate
 
 _HAND_ZONE = re.compile(r"hand\s*_?(\d+)")
+#: the most of a move's debug text a page shows (the protocol caps it too)
+DEBUG_CAP = 2000
 #: the words of a story line, as the page's script splits it to find the cards in it
 _WORD = re.compile(r"\w+", re.ASCII)
 
@@ -156,10 +161,17 @@ class _Frames:
         itself (the others are not told until the result)."""
         return sorted(s for s in self.disqualified if self.seat is None or s == self.seat)
 
-    def _frame(self, deal: int, label: str, step, move, lines, table, turn, parts, done=False, obs=None) -> dict:
+    def _frame(self, deal: int, number: int | None, step, move, lines, table, turn, parts, done=False, obs=None,
+               end=False) -> dict:
+        """One step's frame: deal `deal`, after its move `number` (None: as dealt; `end`: the deal's
+        end, shown before the next deal's first step; the page's label says so)."""
         hands, counts, center, piles = table
-        frame: dict[str, Any] = {"d": deal, "label": label, "log": lines, "h": hands, "c": counts,
+        frame: dict[str, Any] = {"d": deal, "log": lines, "h": hands, "c": counts,
                                  "ctr": center, "piles": piles, "turn": turn}
+        if number is not None:
+            frame["m"] = number
+        if end:
+            frame["e"] = 1
         if parts is not None:
             frame["parts"] = parts
         disqualified = self._disqualified()
@@ -173,7 +185,10 @@ class _Frames:
                 frame["fault"] = f"{fault.get('kind')}: {fault.get('detail', '')}" + (
                     f" (sent {str(fault.get('raw'))[:80]!r})" if fault.get("raw") else "")
             elif step is not None and step.fallback:
-                frame["fault"] = "disqualified: the fallback plays this seat"
+                frame["fb"] = 1  # a disqualified seat's move, played by the fallback: no fault of its own
+            debug = move.get("debug")
+            if isinstance(debug, str) and debug:
+                frame["dbg"] = debug[:DEBUG_CAP]  # the bot's debug text: its own view and the whole match's only
         elif move is not None:
             frame["who"] = None  # another seat's decision: seen only through its events
         if done:
@@ -229,8 +244,8 @@ class _Frames:
                 # a table cleared without a play (everyone passed): show what was taken
                 table = (table[0], table[1], self.frames[-1]["ctr"], table[3])
                 done = True
-            label = f"deal {step.deal} · move {step.number}" if move is not None else f"deal {step.state.deal} dealt"
-            self.frames.append(self._frame(step.state.deal if move is None else step.deal, label, step, move,
+            number = step.number if move is not None else None
+            self.frames.append(self._frame(step.state.deal if move is None else step.deal, number, step, move,
                                            self._lines(outputs, move), table, self._turn(step.state), parts, done,
                                            self._observation(step.state, obs)))
             self._ends(outputs, len(self.frames) - 1)
@@ -240,11 +255,11 @@ class _Frames:
         plays = self._note_played(before)
         prev = self.frames[-1]
         table = self._collected((prev["h"], prev["c"], prev["ctr"], prev["piles"]), plays, from_hands=True)
-        self.frames.append(self._frame(step.deal, f"deal {step.deal} · move {step.number} · end", step, move,
-                                       self._lines(before, move), table, None, prev.get("parts"), True))
+        self.frames.append(self._frame(step.deal, step.number, step, move, self._lines(before, move), table, None,
+                                       prev.get("parts"), True, end=True))
         self._ends(before, len(self.frames) - 1)
         self._note_played(after)
-        self.frames.append(self._frame(step.state.deal, f"deal {step.state.deal} dealt", None, None,
+        self.frames.append(self._frame(step.state.deal, None, None, None,
                                        self._lines(after, None), self._table(step.state, obs), self._turn(step.state),
                                        parts, False, self._observation(step.state, obs)))
         self._ends(after, len(self.frames) - 1)
@@ -283,18 +298,19 @@ class _Frames:
         return hands, counts, [main] + [dict(z) for z in base[1:]], piles
 
 
-def _faces(frames: list[dict[str, Any]], d: Describer) -> dict[str, dict[str, Any]]:
-    """How to draw each card the frames show, in the table or in their story lines (the game's
-    describer says which words of a line are cards): only those, so a seat's page names no
-    other card."""
+def _faces(views: list[list[dict[str, Any]]], d: Describer) -> dict[str, dict[str, Any]]:
+    """How to draw each card the frames of the page's views show, in the table or in their story
+    lines (the game's describer says which words of a line are cards): only those, so a seat's
+    page names no other card."""
     codes: list[str] = []
-    for f in frames:
-        for hand in f["h"]:
-            codes.extend(hand or [])
-        for zone in f["ctr"] + f["piles"]:
-            codes.extend(zone["cards"])
-        for line in f["log"] + ([f["act"]] if "act" in f else []):
-            codes.extend(_WORD.findall(line))
+    for frames in views:
+        for f in frames:
+            for hand in f["h"]:
+                codes.extend(hand or [])
+            for zone in f["ctr"] + f["piles"]:
+                codes.extend(zone["cards"])
+            for line in f["log"] + ([f["act"]] if "act" in f else []):
+                codes.extend(_WORD.findall(line))
     return {c: d.face(c) for c in dict.fromkeys(codes) if isinstance(c, str) and d.is_card(c)}
 
 
@@ -304,31 +320,134 @@ def _symbols(faces: dict[str, dict[str, Any]], d: Describer) -> dict[str, Any]:
     return {k: v for k, v in d.viewer_symbols().items() if k in used}
 
 
-def viewer_data(replay: Replay, game: Game | None, seat: int | None = None) -> dict[str, Any]:
-    """Everything the viewer page shows, as JSON-ready data: the frames and the scores, and the
-    game's pictures (its describer's card faces, symbols and CSS), so the page knows no game."""
+def _build(replay: Replay, game: Game | None, seats: list[int | None]) -> tuple[list[_Frames], str | None]:
+    """The frames of each view (None: the whole match; a seat: its view), from one re-simulation;
+    and the warning when it stopped early (then only the whole match's view is kept)."""
     if game is None:
         raise UsageError(f"the {replay.game!r} game is not installed: the viewer re-runs the match")
-    builder = _Frames(replay, game, seat)
-    warning = None
+    builders = [_Frames(replay, game, seat) for seat in seats]
     try:
         for step in simulate(replay, game):
-            builder.add(step)
+            for builder in builders:
+                builder.add(step)
     except CannotVerify as exc:
         raise UsageError(f"cannot build the viewer: {exc}") from None
     except Mismatch as exc:
-        if seat is not None or not builder.frames:
+        if seats[0] is not None or not builders[0].frames:
             raise UsageError(f"cannot build the viewer: the replay does not re-simulate: {exc}") from None
-        warning = f"the re-simulation stopped at {exc}: the viewer ends there"
-    if warning is None:
+        return builders[:1], f"the re-simulation stopped at {exc}: the viewer ends there"
+    for builder in builders:
         builder.finish()
+    return builders, None
+
+
+# -- the page's compact form of the frames ------------------------------------------------------
+# Each frame is kept as what changes: against its base (a seat's view: the whole match's frame of
+# the same step; the whole match, or a seat's page: none) and the view's previous frame. A key
+# equal to the base's is left out; one equal to the previous frame's is named in "="; a hand list
+# (`h`, `c`) is given by its changed entries {index: value} against the base's list (else the
+# previous frame's); a story line (`log`) the base tells too is its index there (-1: the base's
+# move line), read with the seat's name as its own view names it; "-" names the base's keys the
+# frame lacks. viewer.js `expand` reads it back, as `_expand` does.
+
+_MISSING = object()
+
+
+class _Voice:
+    """How a seat's view words the whole match's lines: the seat's name followed by " (you)"."""
+
+    def __init__(self, names: list[str], seat: int | None) -> None:
+        self.names = names
+        self.plain, self.own = (f"[{seat}] {names[seat]}", f"[{seat}] {names[seat]} (you)") \
+            if seat is not None else ("", "")
+
+    def line(self, base: dict[str, Any], k: int) -> str | None:
+        """Line k of the base frame's story (-1: its move line), as this view words it."""
+        if k == -1:
+            if "act" not in base or not isinstance(base.get("who"), int):
+                return None
+            text = f"[{base['who']}] {self.names[base['who']]} {base['act']}"
+        else:
+            text = base["log"][k]
+        return text.replace(self.plain, self.own) if self.plain else text
+
+
+def _delta(frame: dict[str, Any], base: dict[str, Any], prev: dict[str, Any], voice: _Voice) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    same = []
+    for key, value in frame.items():
+        old = base.get(key, _MISSING)
+        if value == old:
+            continue
+        if prev.get(key, _MISSING) == value:
+            same.append(key)
+            continue
+        ref = old if old is not _MISSING else prev.get(key)
+        if key in ("h", "c") and isinstance(ref, list) and len(ref) == len(value):
+            out[key] = {str(k): v for k, (v, w) in enumerate(zip(value, ref)) if v != w}
+        elif key == "log" and base.get("log"):
+            told = {voice.line(base, k): k for k in range(len(base["log"]) - 1, -2, -1)}
+            out[key] = [told.get(line, line) for line in value]
+        else:
+            out[key] = value
+    if same:
+        out["="] = same
+    gone = [key for key in base if key not in frame]
+    if gone:
+        out["-"] = gone
+    return out
+
+
+def _undelta(delta: dict[str, Any], base: dict[str, Any], prev: dict[str, Any], voice: _Voice) -> dict[str, Any]:
+    frame = {k: v for k, v in base.items() if k not in delta.get("-", ())}
+    for key in delta.get("=", ()):
+        frame[key] = prev[key]
+    for key, value in delta.items():
+        if key in ("=", "-"):
+            continue
+        if key in ("h", "c") and isinstance(value, dict):
+            patched = list(base[key] if key in base else prev[key])
+            for k, v in value.items():
+                patched[int(k)] = v
+            value = patched
+        elif key == "log":
+            value = [voice.line(base, line) if type(line) is int else line for line in value]
+        frame[key] = value
+    return frame
+
+
+def _compact(frames: list[dict[str, Any]], bases: list[dict[str, Any]], voice: _Voice) -> list[dict[str, Any]]:
+    out, prev = [], {}
+    for k, frame in enumerate(frames):
+        out.append(_delta(frame, bases[k] if k < len(bases) else {}, prev, voice))
+        prev = frame
+    return out
+
+
+def _expand(deltas: list[dict[str, Any]], bases: list[dict[str, Any]], voice: _Voice) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for k, delta in enumerate(deltas):
+        out.append(_undelta(delta, bases[k] if k < len(bases) else {}, out[-1] if out else {}, voice))
+    return out
+
+
+def viewer_data(replay: Replay, game: Game | None, seat: int | None = None) -> dict[str, Any]:
+    """Everything the viewer page shows, as JSON-ready data: the frames and the scores, and the
+    game's pictures (its describer's card faces, symbols and CSS), so the page knows no game.
+
+    A seat's page (`seat` given) holds that seat's view and nothing else. The whole match's page
+    holds the whole match's view and, for its seat selector, every seat's ("views": {seat,
+    frames, deals}, the frames without the observation panel's `obs`)."""
+    seats = [seat] if seat is not None else [None, *range(replay.players)]
+    builders, warning = _build(replay, game, seats)
+    main = builders[0]
     header = replay.header
-    d = builder.d
-    faces = _faces(builder.frames, d)
+    d = main.d
+    faces = _faces([b.frames for b in builders], d)
     result = replay.result if warning is None else None
     if result is not None:
         result = {k: result.get(k) for k in ("scores", "ranks", "faults", "disqualified", "fault_log")}
-    return {
+    data = {
         "game": replay.game,
         "title": game.title,
         "match": header.get("match", ""),
@@ -338,19 +457,31 @@ def viewer_data(replay: Replay, game: Game | None, seat: int | None = None) -> d
         "kinds": [p.get("kind", "") if isinstance(p, dict) else "" for p in header.get("players") or []]
         if seat is None else [],
         "seat": seat,
-        "frames": builder.frames,
-        "deals": builder.deals,
+        "frames": main.frames,
+        "deals": main.deals,
         "result": result,
         "warning": warning,
         "faces": faces,
         "symbols": _symbols(faces, d),
         "css": d.viewer_css(),
-        "prefixes": {k: d.score_prefix(k) for deal in builder.deals for k in deal["cols"] if d.score_prefix(k)},
+        "prefixes": {k: d.score_prefix(k) for b in builders for deal in b.deals for k in deal["cols"]
+                     if d.score_prefix(k)},
     }
+    if seat is None:
+        data["views"] = [{"seat": b.seat, "frames": [{k: v for k, v in f.items() if k != "obs"} for f in b.frames],
+                          "deals": b.deals} for b in builders[1:]]
+    return data
 
 
-def _template() -> str:
-    return resources.files("referee.replay").joinpath("viewer.html").read_text(encoding="utf-8")
+# -- the page ------------------------------------------------------------------------------------
+
+#: the viewer's shared parts: its script and style, inlined in a lone page, written once beside a
+#: tournament's pages (`write_viewer(..., assets=DIR)`) and linked from each
+ASSETS = ("viewer.js", "viewer.css")
+
+
+def _asset(name: str) -> str:
+    return resources.files("referee.replay").joinpath(name).read_text(encoding="utf-8")
 
 
 # In JSON text these characters occur only inside strings, where a \u escape means the same
@@ -359,7 +490,8 @@ def _template() -> str:
 # change a JavaScript reading of the text (U+2028/U+2029). Issue 15 #8.
 _SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                                  "\u2028": "\\u2028", "\u2029": "\\u2029"})
-_SLOTS = re.compile(r"__TITLE__|__DATA__")
+_SLOTS = re.compile(r"__(TITLE|STYLE|SCRIPT|BACK|DATA)__")
+_DATA = re.compile(r'<script id="data" type="application/octet-stream">([A-Za-z0-9+/=\s]*)</script>')
 
 
 def script_json(data: Any) -> str:
@@ -368,28 +500,86 @@ def script_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=True, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
 
 
-def render_viewer(replay: Replay, game: Game | None, seat: int | None = None) -> str:
-    """The whole viewer page for a replay, as one HTML string."""
+def pack(data: dict[str, Any]) -> str:
+    """The viewer data as a page holds it: each view's frames in their compact form (above), as
+    JSON, gzip-compressed, base64 (a few KB a match where the JSON is a hundred or more; base64
+    holds no character that could end or alter a script)."""
+    packed = dict(data, frames=_compact(data["frames"], [], _Voice(data["names"], None)))
+    if "views" in data:
+        packed["views"] = [dict(v, frames=_compact(v["frames"], data["frames"], _Voice(data["names"], v["seat"])))
+                           for v in data["views"]]
+    raw = json.dumps(packed, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def page_data(text: str) -> dict[str, Any]:
+    """The viewer data a page holds (the page's text), exactly as `viewer_data` built it."""
+    m = _DATA.search(text)
+    if m is None:
+        raise ValueError("no viewer data in this page")
+    data = json.loads(gzip.decompress(base64.b64decode(m.group(1))).decode("utf-8"))
+    data["frames"] = _expand(data["frames"], [], _Voice(data["names"], None))
+    for view in data.get("views", []):
+        view["frames"] = _expand(view["frames"], data["frames"], _Voice(data["names"], view["seat"]))
+    return data
+
+
+def _link(target: Path, page: Path) -> str:
+    """A relative link from `page` to `target`, as an attribute value."""
+    rel = os.path.relpath(target, page.parent).replace(os.sep, "/")
+    return html.escape(urllib.parse.quote(rel), quote=True)
+
+
+def render_viewer(replay: Replay, game: Game | None, seat: int | None = None, *,
+                  page: Path | None = None, assets: Path | None = None, index: Path | None = None) -> str:
+    """The viewer page for a replay, as one HTML string: self-contained, or (with `assets`, the
+    directory of the shared script and style, and `page`, where the page goes) linking them;
+    with `index`, linking back to that page."""
     data = viewer_data(replay, game, seat)
     title = f"{data['title']} · {data['match']}" + (f" · seat {seat}" if seat is not None else "")
+    if assets is not None and page is not None:
+        style = f'<link rel="stylesheet" href="{_link(assets / "viewer.css", page)}">'
+        script = f'<script src="{_link(assets / "viewer.js", page)}"></script>'
+    else:
+        style = f"<style>\n{_asset('viewer.css')}</style>"
+        script = f"<script>\n{_asset('viewer.js')}</script>"
+    back = f'<a id="back" href="{_link(index, page)}">&larr; index</a>' if index is not None and page else ""
     # one pass: a title holding "__DATA__" is not filled in again
-    slots = {"__TITLE__": html.escape(title), "__DATA__": script_json(data)}
-    return _SLOTS.sub(lambda m: slots[m.group()], _template())
+    slots = {"TITLE": html.escape(title), "STYLE": style, "SCRIPT": script, "BACK": back, "DATA": pack(data)}
+    return _SLOTS.sub(lambda m: slots[m.group(1)], _asset("viewer.html"))
 
 
 def write_viewer(replay: Replay, game: Game | None, out: str | Path, seat: int | None = None, *,
                  assets: str | Path | None = None, index: str | Path | None = None) -> Path:
     """Write the viewer page of a replay to `out`. With `assets`, a directory, the page links the
-    viewer's shared script and style kept there (written once for a whole tournament) instead of
-    holding them; with `index`, it links back to that index page. (Being built: both ignored yet.)"""
+    viewer's shared script and style kept there (written there when missing or different: once
+    for a whole tournament) instead of holding them; with `index`, it links back to that page."""
     out = Path(out)
-    text = render_viewer(replay, game, seat)
+    assets = Path(assets) if assets is not None else None
+    text = render_viewer(replay, game, seat, page=out, assets=assets,
+                         index=Path(index) if index is not None else None)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
+        if assets is not None:
+            write_assets(assets)
         write_whole(out, text)
     except OSError as exc:
-        raise UsageError(f"cannot write {out}: {exc}") from None
+        raise UsageError(f"cannot write {exc.filename or out}: {exc.strerror or exc}") from None
     return out
+
+
+def write_assets(directory: Path) -> None:
+    """Write the viewer's shared script and style into `directory`, each only when it is missing
+    or differs (a tournament's thousand pages rewrite nothing)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in ASSETS:
+        text, path = _asset(name), directory / name
+        try:
+            if path.read_text(encoding="utf-8") == text:
+                continue
+        except (OSError, UnicodeDecodeError):
+            pass
+        write_whole(path, text)
 
 
 def write_whole(path: Path, text: str) -> None:
