@@ -35,12 +35,14 @@ class Fault:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """A player's answer to `act`: an action, or a position in the legal list, or a fault."""
+    """A player's answer to `act`: an action, or a position in the legal list, or a fault; and
+    the text a bot sent beside it for the replay (`debug`, capped: docs/protocol.md)."""
 
     action: Any = None
     index: int | None = None
     fault: Fault | None = None
     ms: float = 0.0
+    debug: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -284,6 +284,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
             legal = legal_actions()
             move_fault: Fault | None = None
             ms = 0.0
+            debug = None  # what the bot sent beside its action for the replay (docs/protocol.md)
             if seat in disqualified:
                 action = fallback(legal)
             elif total_ms and left_ms[seat] < 1:
@@ -314,6 +315,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                 else:
                     reply = players[seat].act(act_id, obs, legal, time_ms)
                     ms = reply.ms
+                    debug = reply.debug
                     left_ms[seat] -= ms
                     action, move_fault = _resolve(state, legal, reply)
                 if move_fault is not None:
@@ -328,6 +330,8 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                 move = {"type": "move", "deal": deal, "seat": seat, "action": action, "ms": round(ms, 3)}
                 if move_fault is not None:
                     move["fault"] = move_fault.record()
+                if debug is not None:
+                    move["debug"] = debug
                 write(move)
             dispatch(drain())
             seat = to_act()

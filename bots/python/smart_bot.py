@@ -13,7 +13,8 @@ It decides from each `act` alone (the observation and the legal list), like a st
   is winning, throws its least valuable card otherwise, steals a rich trick with the Thief when
   it plays last, uses the Crane and a sure basic Casino once the piles are known, always counters.
 
-It declares "reuse" in its ready: a tournament may play several matches with one process, each
+It says why beside each action (`"debug"`: a short reason, kept in the replay and shown by the
+viewers next to the move). It declares "reuse" in its ready: a tournament may play several matches with one process, each
 starting with its own hello (the game and the PRNG are set up again there); EOF ends it.
 
 Run it: `referee play presidente -p "python3 bots/python/smart_bot.py" -p random -p random -p random`.
@@ -52,18 +53,18 @@ def maumau(obs, legal, rng):
         return indices[0]
 
     if "play" not in legal[0] and "suit" in legal[0]:  # the dealer names the suit of a Jack up-card
-        return with_suit(range(len(legal)))
+        return with_suit(range(len(legal))), f"name {favourite}: the suit I hold most of"
     plays = [i for i, a in enumerate(legal) if "play" in a]
     if not plays:
-        return 0  # draw, take the penalty, or pass: the only choice
+        return 0, "no card to play"  # draw, take the penalty, or pass: the only choice
     if obs["phase"] == "drawn" or obs["penalty"]:
-        return with_suit(plays)  # play the drawn card; pass a pending 7 on
+        return with_suit(plays), "pass the 7 on" if obs["penalty"] else "play the card drawn"
     others = [i for i in plays if legal[i]["play"][0] != "J"]
     if not others:
         draw = next((i for i, a in enumerate(legal) if a.get("draw")), None)
         if draw is not None and len(hand) > 2:
-            return draw  # voluntary draw allowed: keep the Jack for an emergency
-        return with_suit(plays)
+            return draw, "draw: keep the Jack for an emergency"  # voluntary draw allowed
+        return with_suit(plays), f"only a Jack fits: name {favourite}"
     threat = _next_player_cards(obs) <= 2
 
     def score(i):
@@ -73,7 +74,11 @@ def maumau(obs, legal, rng):
             value += 1000 if card[0] == "8" else 500  # skip or punish a player about to go out
         return value
 
-    return max(others, key=score)
+    best = max(others, key=score)
+    card = legal[best]["play"]
+    if card[0] in "87" and threat:
+        return best, f"{card} against the next player, {_next_player_cards(obs)} cards left"
+    return best, f"shed {card}, worth {MAUMAU_POINTS[card[0]]} points"
 
 
 def _next_player_cards(obs):
@@ -276,17 +281,24 @@ GAMES = {"maumau": maumau, "presidente": presidente, "mayor": mayor}
 
 
 def choose(game, obs, legal, rng):
-    """The index of our action in `legal`: the game's heuristic, or a random one if we know no
+    """The index of our action in `legal` (see `decide`)."""
+    return decide(game, obs, legal, rng)[0]
+
+
+def decide(game, obs, legal, rng):
+    """The index of our action in `legal` and why (shown beside the move in the replay): the
+    game's heuristic (an index, or an index and its reason), or a random one if we know no
     better (an unknown game, or a bug of ours: logged to stderr, never a fault)."""
     play = GAMES.get(game)
     if play is not None:
         try:
-            index = play(obs, legal, rng)
+            chosen = play(obs, legal, rng)
+            index, why = chosen if isinstance(chosen, tuple) else (chosen, "")
             if 0 <= index < len(legal):
-                return index
+                return index, why
         except Exception:
             traceback.print_exc(file=sys.stderr)
-    return rng.randrange(len(legal))
+    return rng.randrange(len(legal)), "at random"
 
 
 def main():
@@ -306,8 +318,11 @@ def main():
             rng = random.Random(f"{message.get('match')}/{message.get('seat')}")
             send({"type": "ready", "name": NAME, "version": VERSION, "reuse": True})
         elif kind == "act":
-            index = choose(game, message["obs"], message["legal"], rng)
-            send({"type": "action", "id": message["id"], "index": index})
+            index, why = decide(game, message["obs"], message["legal"], rng)
+            reply = {"type": "action", "id": message["id"], "index": index}
+            if why:
+                reply["debug"] = why  # kept in the replay beside the move (docs/protocol.md)
+            send(reply)
         # "end": the match is over; the next hello, if any, starts another (EOF: we are done)
 
 

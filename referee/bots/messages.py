@@ -5,7 +5,7 @@ line, UTF-8, newline included. What a bot sends is parsed here (`parse`): a line
 object or an `Invalid` line, with its reason (a fault's detail) and the text to quote. A line
 longer than the channel's cap never reaches `parse`: the channel hands on an `Overlong` instead,
 its head kept for the fault. Also here: the caps on what a bot may make the referee keep (names,
-quoted text). No state, no I/O.
+quoted text, debug text). No state, no I/O.
 
 Settled here (the protocol leaves it open):
 - A blank line from a bot (a stray `print()`) is skipped, not a fault: `parse` returns None.
@@ -23,6 +23,10 @@ from referee.players import RAW_CAP
 from referee.replay.records import dumps_line
 
 NAME_CAP = 100  # characters kept of the name, version and author a bot announces
+DEBUG_CAP = 1000  # characters kept of an action's `debug` text (the rest is cut)
+DEBUG_MATCH_CAP = 65536  # characters of `debug` text kept per seat and match (the rest is dropped)
+#: the `debug` text that stands, once, for a seat's debug texts past DEBUG_MATCH_CAP
+DEBUG_DROPPED = f"[referee] over {DEBUG_MATCH_CAP} characters of debug text in this match: the rest is dropped"
 
 #: A message as one JSON line, newline included: orjson if installed (the stdlib's very bytes,
 #: about 10x faster), NaN written as null. A partial: no Python frame of its own on the hot path.

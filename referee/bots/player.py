@@ -19,6 +19,9 @@ Cases the protocol leaves open, settled here:
 - A bot that leaves more than `max_pending_bytes` of events unread is given up: every later `act`
   returns at once a `timeout` fault ("stopped reading its stdin").
 - A crash is sticky: every later `act` returns the same fault without I/O.
+- An action's `debug` text (docs/protocol.md) is kept cut to DEBUG_CAP characters, and at most
+  DEBUG_MATCH_CAP of them per match (then dropped, once with a note); a `debug` that is not a
+  string is ignored, as any unknown field was before it meant something.
 
 Hostile bots (docs/security.md):
 - Every wait is `time_ms` (or `start_ms`) plus `grace_ms`, so transport jitter is not a fault;
@@ -48,7 +51,7 @@ from referee.bots import sandbox as _sandbox
 from referee.bots.channel import MAX_PENDING_BYTES, Channel, Closed, PipeChannel
 from referee.bots.family import new_bot_id
 from referee.bots.limits import GRACE_MS, ResourceLimits
-from referee.bots.messages import NAME_CAP, Invalid, Overlong, encode, event_line, parse, raw_text, shown
+from referee.bots.messages import DEBUG_CAP, DEBUG_DROPPED, DEBUG_MATCH_CAP, NAME_CAP, Invalid, Overlong, encode, event_line, parse, raw_text, shown
 from referee.bots.process import BotProcess, command
 from referee.game import Action
 from referee.players import RAW_CAP, Fault, Hello, Player, Reply
@@ -152,6 +155,7 @@ class SubprocessPlayer(Player):
         self._t0 = 0.0
         self._end_deadline: float | None = None
         self._ended = False
+        self._debug_left = DEBUG_MATCH_CAP  # characters of debug text this match may still keep
 
     # -- Player interface --------------------------------------------------------------------
 
@@ -287,7 +291,7 @@ class SubprocessPlayer(Player):
         self._t0 = started = time.perf_counter()
         result = chan.exchange(started + (time_ms + self.grace_ms) / 1000.0, self._on_reply, meanwhile)
         if type(result) is Reply:
-            return result
+            return result if result.debug is None else self._capped(result)
         if type(result) is Closed:
             result = self._crash(result.what)
         ms = (time.perf_counter() - started) * 1000.0
@@ -299,6 +303,19 @@ class SubprocessPlayer(Player):
             # raw: whatever partial line the bot left unterminated (a forgotten newline shows here)
             return Reply(fault=self._fault("timeout", f"no reply within {time_ms} ms", chan.partial), ms=ms)
         return Reply(fault=result, ms=ms)
+
+    def _capped(self, reply: Reply) -> Reply:
+        """`reply` with its debug text cut to DEBUG_CAP characters and counted against the
+        match's DEBUG_MATCH_CAP; past it the text is dropped, the first time with DEBUG_DROPPED."""
+        text = reply.debug[:DEBUG_CAP]
+        left = self._debug_left
+        if len(text) > left:
+            text = DEBUG_DROPPED if left >= 0 else None
+            left = -1
+        else:
+            left -= len(text)
+        self._debug_left = left
+        return Reply(reply.action, reply.index, reply.fault, reply.ms, text)
 
     def end(self, result: dict[str, Any]) -> None:
         """Send pending events and the end message, then close the bot's stdin; leave it open
@@ -560,10 +577,13 @@ class SubprocessPlayer(Player):
         if (action is None) == (index is None):
             return self._fault("invalid", "a reply needs exactly one of action and index", item)
         ms = (time.perf_counter() - self._t0) * 1000.0
+        debug = message.get("debug")
+        if type(debug) is not str or not debug:
+            debug = None  # none, or not text: ignored (such a field was an unknown one before)
         if index is not None:
             if type(index) is not int:
                 return self._fault("invalid", "index is not an integer", item)
-            return Reply(index=index, ms=ms)
+            return Reply(index=index, ms=ms, debug=debug)
         if type(action) is not dict:
             return self._fault("invalid", "action is not a JSON object", item)
-        return Reply(action=action, ms=ms)
+        return Reply(action=action, ms=ms, debug=debug)

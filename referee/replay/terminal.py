@@ -11,6 +11,9 @@ scores after each deal; faults are highlighted. Two views:
   decisions with the hand it held (the game's own `observe`) — nothing hidden from it, never
   guessed from the full records.
 
+Beside a move stands the debug text its bot sent with it (docs/protocol.md), in the whole match
+and in that seat's own view; never in another seat's (`debug=False` leaves it out).
+
 When the re-simulation fails (a tampered file, a game that cannot re-simulate) the whole-match
 view goes on from the raw records with a warning; a seat's view stops there.
 """
@@ -102,8 +105,21 @@ class Story:
     describer: Describer = GENERIC
 
 
+#: a bot's debug text shown on one line: newlines as ⏎, other control characters (a terminal's
+#: escape sequences) as U+FFFD
+_UNPRINTABLE = {c: "\ufffd" for c in (*range(0x20), *range(0x7f, 0xa0))} | {0x0a: "⏎", 0x09: " "}
+
+
+def debug_text(move: dict[str, Any]) -> Text | None:
+    """What the bot sent beside this move (its `debug` text), to show after the move line."""
+    debug = move.get("debug")
+    if not isinstance(debug, str) or not debug:
+        return None
+    return Text(f"   // {debug.translate(_UNPRINTABLE)}", style="italic cyan")
+
+
 def _move_line(number: int, move: dict[str, Any], names: Names, d: Describer, width: int,
-               fallback: bool) -> Text:
+               fallback: bool, debug: bool = False) -> Text:
     seat = move.get("seat")
     who = names(seat)
     who.pad_right(max(0, width - len(who.plain)))
@@ -116,6 +132,8 @@ def _move_line(number: int, move: dict[str, Any], names: Names, d: Describer, wi
         text.append(" → the fallback plays", style="red")
     elif fallback:
         text.append("   (fallback: seat disqualified)", style="red")
+    if debug and (said := debug_text(move)) is not None:
+        text.append_text(said)
     return text
 
 
@@ -154,8 +172,9 @@ def config_text(config: Any) -> str:
                      for k, v in config.items())
 
 
-def build_story(replay: Replay, game: Game | None, seat: int | None = None) -> Story:
-    """Tell a replay: the whole match (seat None) or what one seat saw (needs `game`)."""
+def build_story(replay: Replay, game: Game | None, seat: int | None = None, debug: bool = True) -> Story:
+    """Tell a replay: the whole match (seat None) or what one seat saw (needs `game`); with
+    `debug`, each move with the bot's debug text (a seat's view: its own only)."""
     header = replay.header
     names = Names(replay.names(), seat)
     gname = replay.game
@@ -199,12 +218,14 @@ def build_story(replay: Replay, game: Game | None, seat: int | None = None) -> S
                 done_line = step.line or done_line
                 if seat is None:
                     section(step.deal).lines.append(_move_line(step.number, move, names, d, width,
-                                                               step.fallback))
-                elif move.get("seat") == seat and current is not None:
+                                                               step.fallback, debug))
+                elif move.get("seat") == seat and current is not None:  # the seat's own move only
                     line = _move_line(step.number, move, names, d, width, step.fallback)
                     if obs_before is not None and isinstance(obs_before.get("hand"), list):
                         line.append("   hand: ", style="dim")
                         line.append(d.cards(obs_before["hand"]))
+                    if debug and (said := debug_text(move)) is not None:
+                        line.append_text(said)
                     current.lines.append(line)
             if step.disqualified != disqualified:
                 for s in sorted(step.disqualified - disqualified):
@@ -220,7 +241,7 @@ def build_story(replay: Replay, game: Game | None, seat: int | None = None) -> S
         if seat is not None:
             raise UsageError(f"cannot show seat {seat}'s view: {exc}") from None
         story.warning = f"the re-simulation stopped ({exc}); the rest is told from the records alone"
-        _tell_raw(replay, done_line, names, d, width, section, lambda: current)
+        _tell_raw(replay, done_line, names, d, width, section, lambda: current, debug)
     return story
 
 
@@ -298,7 +319,8 @@ def _event_line(event: Event, names: Names, d: Describer, sec: Section | None) -
     sec.lines.append(join(Text("       ", style=""), text))
 
 
-def _tell_raw(replay: Replay, after_line: int, names: Names, d: Describer, width: int, section, current) -> None:
+def _tell_raw(replay: Replay, after_line: int, names: Names, d: Describer, width: int, section, current,
+              debug: bool) -> None:
     """The rest of a replay from its records alone, after the re-simulation stopped."""
     numbers: dict[Any, int] = {}
     for rec, line in zip(replay.records, replay.lines):
@@ -313,7 +335,7 @@ def _tell_raw(replay: Replay, after_line: int, names: Names, d: Describer, width
                 sec.intro.extend(_deal_intro(rec, None, names, d))
         elif kind == "move":
             sec = section(rec.get("deal"))
-            sec.lines.append(_move_line(numbers[rec.get("deal")], rec, names, d, width, False))
+            sec.lines.append(_move_line(numbers[rec.get("deal")], rec, names, d, width, False, debug))
         elif kind == "deal_end":
             section(rec.get("deal")).end = rec
         elif kind == "chance" and "outcome" not in rec and current() is not None:  # (an older replay's record)
