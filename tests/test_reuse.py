@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from referee import sealing
 from referee.bots import sandbox
 from referee.errors import ConfigError
 from referee.match import make_players
@@ -255,6 +256,42 @@ def test_no_process_plays_the_same_deal_twice(tmp_path, reuser):
     assert len(plays) == 2  # the pool keeps a process per seating: 2 processes, 4 matches each
     assert sorted(len(p) for p in plays.values()) == [4, 4]
     no_bot_left(reuser)
+
+
+def test_in_the_play_order_kept_processes_play_most_seats(tmp_path):
+    """Two example bots that declare reuse, 2-seat Mau Mau under 2 seatings and 6 seeds, played
+    in the order a run starts them through one pool, as a worker plays them: each entrant needs
+    only a process per seating (it plays that seating's every seed), the least a process that
+    never plays a deal twice allows; every other seat is played by a kept process."""
+    bots = "".join(f'[[entrants]]\nname = "{name}"\ncommand = "{sys.executable} {BOTS / "python" / name}.py"\n'
+                   for name in ("random_bot", "smart_bot"))
+    path = tmp_path / "t.toml"
+    path.write_text(f'seed = 7\nseeds = 6\nduplicate = true\nconcurrency = 1\n{bots}'
+                    '[[games]]\ngame = "maumau"\nplayers = 2\nconfig = { target = 10 }\n')
+    out = tmp_path / "o"
+    config = load_tournament(path, REGISTRY, out=out)
+    pool = BotPool(*tour.reuse_pool(config))
+    plays: dict[SubprocessPlayer, list[tuple]] = {}  # per process (its player), the deals it played
+    seat = pool.seat
+
+    def seating(players, keys, deal):
+        seated = seat(players, keys, deal)
+        for player in seated:
+            plays.setdefault(player, []).append(deal)
+        return seated
+
+    pool.seat = seating
+    with tour.claim(out):
+        todo = tour.prepare(config, False).todo
+    limits, key = tour.match_limits(config), sealing.for_directory(out)
+    try:
+        records = [tour.play(spec, config.entrants, limits, str(out), key=key, pool=pool) for spec in todo]
+    finally:
+        pool.close()
+    assert len(records) == 12 and all(r["faults"] == [0, 0] for r in records)
+    assert (pool.started, pool.reused) == (4, 20)
+    assert sorted(map(len, plays.values())) == [6] * 4
+    assert all(len(set(deals)) == len(deals) for deals in plays.values()), "a process played a deal twice"
 
 
 def test_a_process_never_sits_at_two_seats_at_once(tmp_path, reuser):

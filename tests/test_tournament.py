@@ -113,6 +113,71 @@ def test_schedule_fingerprint_is_the_digest_of_the_whole_schedule_as_json(tmp_pa
     assert fingerprint([]) == hashlib.sha256(b"[]").hexdigest()[:16]
 
 
+PLAY_ORDER = """
+seed = 3
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "first"
+[[entrants]]
+strategy = "maumau-greedy"
+[[games]]
+game = "maumau"
+players = 3
+seeds = 3
+duplicate = true
+[[games]]
+game = "maumau"
+players = 2
+schedule = "gauntlet"
+focus = "random"
+seeds = 10
+duplicate = true
+sprt = { elo0 = 0, elo1 = 50, alpha = 0.05, beta = 0.05 }
+"""
+
+
+def test_matches_are_started_a_seating_at_a_time_entries_interleaved(tmp_path):
+    """The play order (issue 19, for reused bot processes): every match of `matches()` once, the
+    same specs (indices, keys); an entry without an SPRT runs each seating's seeds back to back,
+    an SPRT entry keeps schedule order (its duplicate sets whole); the entries are interleaved."""
+    config = load_tournament(write(tmp_path, PLAY_ORDER), REGISTRY)
+    matches = config.matches()
+    order = config.play_order(matches)
+    assert sorted(order, key=lambda m: m.index) == matches
+    plain, tested = config.spans()
+    first = [m for m in order if m.index in plain]
+    assert len(first) == 1 * 3 * 6  # one table, 3 seeds, 6 seatings
+    for k in range(0, len(first), 3):
+        run = first[k:k + 3]
+        assert len({m.seats for m in run}) == 1 and len({m.seed for m in run}) == 3
+    assert [m.index for m in order if m.index in tested] == list(tested)
+    head = order[:len(order) // 4]
+    assert any(m.index in plain for m in head) and any(m.index in tested for m in head)
+
+
+def test_a_journal_written_in_schedule_order_resumes_by_index(tmp_path):
+    """A journal whose matches were played in schedule order (as before the play order) resumes:
+    the indices and the fingerprint are the schedule's, so the rest is played, each match once,
+    to the standings of an uninterrupted run."""
+    from referee.tournament import standings
+
+    path = many(tmp_path, seeds=2, n=4, target=30)
+    whole = tmp_path / "whole"
+    records = tour.run(load_tournament(path, REGISTRY, out=whole))
+    part = tmp_path / "part"
+    part.mkdir()
+    for kept in whole.glob("deal.key"):  # none where REFEREE_DEAL_KEY is set (as in the tests)
+        (part / kept.name).write_bytes(kept.read_bytes())
+    lines = (whole / "journal.jsonl").read_text().splitlines()
+    prefix = [line for line in lines[1:] if json.loads(line)["index"] < len(records) // 3]
+    (part / "journal.jsonl").write_text("\n".join([lines[0], *prefix]) + "\n")
+    resumed = tour.run(load_tournament(path, REGISTRY, out=part), resume=True)
+    assert [r["index"] for r in resumed] == list(range(len(records)))
+    assert (part / "journal.jsonl").read_text().count('"type":"match"') == len(records), "each match once"
+    assert standings.as_dict(standings.compute(resumed)) == standings.as_dict(standings.compute(records))
+
+
 def test_killed_tournament_resumes_to_identical_standings(tmp_path):
     path = many(tmp_path, seeds=2, concurrency=1, target=150)  # 120 matches (6 seatings a seed)
     total = len(load_tournament(path, REGISTRY).matches())

@@ -142,6 +142,42 @@ class TournamentConfig:
                     specs.append(MatchSpec(len(specs), key, entry.game, entry.config, seeds[s_index], seats))
         return specs
 
+    def play_order(self, matches: list[MatchSpec]) -> list[MatchSpec]:
+        """`matches` (this tournament's `matches()`) in the order a run starts them, which only
+        time depends on: the schedule indices, keys and journal are those of `matches()`.
+
+        Chosen for reused bot processes (referee/bots/pool.py), which never play a deal twice:
+        the tables of an entry share its seeds, so one process can play at most one match per
+        seed of an entry. An entry without an SPRT goes table, seating, seed (a run of its seeds
+        at one seating, its processes kept from match to match); an SPRT entry keeps its
+        duplicate sets whole and in order (referee/tournament/sprt.py). The entries are
+        interleaved run by run, each spread evenly over the whole, so a process that has played
+        every seed of one entry plays on in the others."""
+        runs_of = [self._runs(entry, span, matches) for entry, span in zip(self.games, self.spans())]
+        done = [0] * len(runs_of)
+        order: list[MatchSpec] = []
+        for _ in range(sum(map(len, runs_of))):
+            # the entry furthest behind its even spread (the first of equals)
+            g = min((g for g, runs in enumerate(runs_of) if done[g] < len(runs)),
+                    key=lambda g: ((done[g] + 0.5) / len(runs_of[g]), g))
+            order += runs_of[g][done[g]]
+            done[g] += 1
+        return order
+
+    @staticmethod
+    def _runs(entry: GameEntry, span: range, matches: list[MatchSpec]) -> list[list[MatchSpec]]:
+        """An entry's matches as `play_order` takes them, run by run: each table's seatings one
+        after another, every seed of the seating in a run; with an SPRT each duplicate set is a run."""
+        entry_matches = matches[span.start:span.stop]
+        seatings = designs.size(entry.seating, entry.players) if entry.duplicate else 1
+        per_seed = len(entry_matches) // entry.seeds
+        if entry.sprt is not None:  # index order: (seed, table, seating)
+            return [entry_matches[k:k + per_seed] for k in range(0, len(entry_matches), per_seed)]
+        # index order (table, seed, seating): a table's block holds seeds x seatings
+        block = entry.seeds * seatings
+        return [[entry_matches[t + s * seatings + r] for s in range(entry.seeds)]
+                for t in range(0, len(entry_matches), block) for r in range(seatings)]
+
     def spans(self) -> list[range]:
         """Each game entry's schedule indices in `matches()` (counted, not built)."""
         spans, start = [], 0

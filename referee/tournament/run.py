@@ -18,7 +18,9 @@ test, the driver starts no more of its matches and journals the decision.
 
 Each local worker keeps the bot processes that declared reuse between its matches, in a
 `referee.bots.pool.BotPool` (`reuse_pool`, `reuse_keys`; [limits] reuse_matches), and ends
-them when it exits, whatever ends it.
+them when it exits, whatever ends it. The matches are started in `TournamentConfig.play_order`,
+which lets a kept process play on (it never plays a deal twice); the journal and everything else
+go by schedule index, whatever the order.
 """
 
 from __future__ import annotations
@@ -566,8 +568,8 @@ def prepare(config: TournamentConfig, resume: bool,
                 each(record)
         if not checked:
             _check_head(journal, None, head, tests)
-    return Prepared([m for m in matches if m.index not in done and not gauntlets.stopped(m.index)], done,
-                    gauntlets, head)
+    todo = [m for m in config.play_order(matches) if m.index not in done and not gauntlets.stopped(m.index)]
+    return Prepared(todo, done, gauntlets, head)
 
 
 def _check_head(journal: Path, old_head: dict[str, Any] | None, head: dict[str, Any],
