@@ -8,17 +8,25 @@ matches finish, then the final standings from the journal):
 
 - play: the peak RSS of the driver while the matches run (it journals every result), and of the
   largest worker process (sampled every 20 ms);
-- standings: the driver's peak computing the final standings from the journal (they hold every
-  record: a standings table needs them all);
+- standings: the driver's peak computing the final standings from the journal, twice: streamed
+  (`standings.compute_journal`, which keeps a small `standings.Result` per match, and the fault
+  rows from a second streamed pass), and as referee/cli/tournament.py computes them today (every
+  record read into a list first);
 - resume: a new process running `--resume` on the full journal (`prepare` streams it: the
   indices, the SPRT state, the live tally, the fault count, never the records), then its
   standings.
 
 Flat means the journal is streamed and no record or replay is held while matches run or resume:
-10x the matches should cost about the same there (the standings grow with the records). Peaks are
+10x the matches should cost about the same there (the streamed standings grow by a Result a
+match; the list of records by several kilobytes a match). Peaks are
 VmHWM, reset between phases (/proc/self/clear_refs) where the kernel allows it.
 
+Then the gzip replay bytes per Mau Mau match (`[output] compress = true`, every replay kept;
+issue 19 asks under 3 KB on average), under the shipped tournament's config (target = 100) and
+the game's default, 200 matches each.
+
 Usage: python bench/memory.py [--matches 1000 --matches 10000] [--concurrency 2] [--keep DIR]
+       [--replay-matches N]
 Prints a table and writes bench/results/memory.json. Never asserts anything. About 4 minutes on
 2 cores, nearly all of it the 10,000 matches.
 """
@@ -156,11 +164,21 @@ def _as_the_cli_runs_it(config: Any, resume: bool, sampler: WorkerPeaks | None) 
         sampler.stop.set()
         sampler.join()
     run_peak = _peak_kb()
+    journal = config.out / tour.JOURNAL
+    # streamed: standings.compute_journal, the fault rows from a second streamed pass
     reset = _reset_peak()
     started = time.perf_counter()
-    journal = config.out / tour.JOURNAL
+    table = st.compute_journal(journal)
+    decisions = sprt.read_decisions(journal)
+    table["faults"] = fault_rows(sprt.iter_counted((r for r in st.iter_journal(journal) if r["type"] == "match"),
+                                                   decisions))
+    del table
+    stream_seconds, stream_peak = time.perf_counter() - started, _peak_kb()
+    # as referee/cli/tournament.py computes them (every record read into a list first)
+    reset = _reset_peak() and reset
+    started = time.perf_counter()
     _, records = st.read_journal(journal)
-    records = sprt.counted(records, sprt.read_decisions(journal))
+    records = sprt.counted(records, decisions)
     table = st.compute(records)
     table["faults"] = fault_rows(records)
     del records, table
@@ -173,6 +191,8 @@ def _as_the_cli_runs_it(config: Any, resume: bool, sampler: WorkerPeaks | None) 
         "standings_seconds": time.perf_counter() - started,
         # with the peak reset: the standings' own; without: the whole process's
         "standings_peak_kb": _peak_kb(),
+        "standings_stream_seconds": stream_seconds,
+        "standings_stream_peak_kb": stream_peak,
         "standings_peak_reset": reset,
         "faults": faults[0],
     }
@@ -219,6 +239,8 @@ def bench(sizes: list[int], concurrency: int, keep: Path | None = None) -> dict[
                 "workers_seen": play["workers_seen"],
                 "standings_peak_kb": play["standings_peak_kb"],
                 "standings_seconds": play["standings_seconds"],
+                "standings_stream_peak_kb": play["standings_stream_peak_kb"],
+                "standings_stream_seconds": play["standings_stream_seconds"],
                 "resume_journaled": resume["journaled_before"],
                 "resume_played": resume["played"],
                 "resume_seconds": resume["seconds"],
@@ -237,19 +259,70 @@ def bench(sizes: list[int], concurrency: int, keep: Path | None = None) -> dict[
             "output": {"replays": "faults"}, "rows": rows}
 
 
+REPLAYS = """
+name = "replay bytes"
+seed = 2
+seeds = {matches}
+[[entrants]]
+strategy = "random"
+[[entrants]]
+strategy = "maumau-greedy"
+[[entrants]]
+strategy = "first"
+[[entrants]]
+name = "random2"
+strategy = "random"
+[[games]]
+game = "maumau"
+players = 4
+config = {config}
+[output]
+compress = true
+"""
+
+
+def replay_bytes(matches: int, concurrency: int) -> list[dict[str, Any]]:
+    """The gzip replay bytes per Mau Mau match (four strategies at a table of 4, every replay kept,
+    compressed), under the shipped tournament's config (target = 100) and the game's default."""
+    from referee.plugins import load_registry
+    from referee.tournament import run as tour
+    from referee.tournament.config import load_tournament
+
+    rows = []
+    for config in ("{ target = 100 }", "{}"):
+        tmp = Path(tempfile.mkdtemp(prefix="referee-bench-replays-"))
+        try:
+            path = tmp / "replays.toml"
+            path.write_text(REPLAYS.format(matches=matches, config=config))
+            out = tmp / "out"
+            records = tour.run(load_tournament(path, load_registry(), out=out, concurrency=concurrency))
+            files = [p for p in (out / "replays").rglob("*.jsonl.gz")]
+            rows.append({"config": config, "matches": len(records), "replays": len(files),
+                         "bytes_per_match": round(sum(p.stat().st_size for p in files) / len(records)),
+                         "decisions_per_match": round(sum(r["decisions"] for r in records) / len(records), 1)})
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
 def summary_table(data: dict[str, Any]) -> str:
     headers = ["memory (maumau 4 seats, target=20)", "matches", "seconds", "driver MB", "worker MB",
-               "standings MB", "resume s", "resume MB", "journal MB"]
+               "standings MB (list)", "standings MB (streamed)", "resume s", "resume MB", "journal MB"]
     body = [["tournament, then --resume on its journal", r["matches"], r["seconds"], r["driver_peak_kb"] / 1024,
-             r["worker_peak_kb"] / 1024, r["standings_peak_kb"] / 1024, r["resume_seconds"],
-             r["resume_peak_kb"] / 1024, r["journal_bytes"] / 2**20] for r in data["rows"]]
-    return table(headers, body, "l" + "r" * 8)
+             r["worker_peak_kb"] / 1024, r["standings_peak_kb"] / 1024, r["standings_stream_peak_kb"] / 1024,
+             r["resume_seconds"], r["resume_peak_kb"] / 1024, r["journal_bytes"] / 2**20] for r in data["rows"]]
+    replays = table(["gzip replays (maumau 4 seats, every replay kept)", "matches", "bytes/match", "decisions/match"],
+                    [[f"config = {r['config']}", r["matches"], r["bytes_per_match"], r["decisions_per_match"]]
+                     for r in data.get("replays", [])])
+    return table(headers, body, "l" + "r" * 9) + "\n\n" + replays
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, action="append", help="tournament sizes (default 1000 and 10000)")
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--replay-matches", type=int, default=200,
+                        help="matches per config of the gzip replay bytes (default 200)")
     parser.add_argument("--keep", type=Path, help="copy each size's output directory here (memory-N/)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -260,6 +333,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         return {}
     info = machine()
     data = bench(args.matches or [1000, 10000], args.concurrency, args.keep)
+    data["replays"] = replay_bytes(args.replay_matches, args.concurrency)
     print(machine_line(info))
     print(f"memory bench: peak RSS at concurrency {data['concurrency']}, each size and its resume in fresh "
           "processes; driver and worker MB while the matches run, standings MB computing the final standings "

@@ -174,3 +174,40 @@ def test_the_files_hold_the_standings_and_the_head_to_head_with_the_same_columns
     assert "| # | " + " | ".join(st.COLUMNS) + " |" in md
     header = (tmp_path / "standings.csv").read_text().splitlines()[0]
     assert header == ",".join(("scope",) + st.COLUMNS)
+
+
+def test_standings_of_a_journal_streamed_are_those_of_its_records(tmp_path, monkeypatch):
+    """compute_journal reads the journal in one streamed pass (never read_journal's list) and
+    gives the standings of its counted records: a second record of an index is left out, and so
+    are an SPRT entry's matches beyond its deciding set."""
+    from referee.tournament import sprt
+
+    records = journal(seeds=3)
+    for rec in records[::7]:
+        rec["scores"] = [v + 0.5 for v in rec["scores"]]
+    decision = {"type": "sprt", "game_index": 0, "sets": 1, "llr": 3.0, "verdict": "H1", "first": 0,
+                "last": 9, "end": 30}
+    lines = [{"type": "tournament", "name": "t"}, *records, {**records[3], "ranks": records[3]["ranks"][::-1]},
+             decision]
+    path = tmp_path / "journal.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    expected = as_data(st.compute(sprt.counted(records, [decision])))
+
+    def whole(*args, **kwargs):
+        raise AssertionError("the whole journal read into a list")
+
+    monkeypatch.setattr(st, "read_journal", whole)
+    assert as_data(st.compute_journal(path)) == expected
+    assert expected != as_data(st.compute(records)), "the cut must matter here"
+
+
+def test_a_float_score_stays_a_float_though_an_equal_int_score_came_first():
+    """compute keeps a small Result per record, sharing the tuples that repeat: never an int
+    tuple for an equal float one (points of 12.0 are written 12.0, of 12 as 12)."""
+    base = {"type": "match", "game": "g", "seats": ["a", "b"], "ranks": [1, 2], "faults": [0, 0],
+            "disqualified": []}
+    records = [{**base, "index": 0, "seed": 1, "scores": [2, 1]}, {**base, "index": 1, "seed": 2, "scores": [2.0, 1.0]}]
+    rows = {r.entrant: r for r in st.compute(records)["games"]["g"]}
+    assert type(rows["a"].total_points) is float and rows["a"].total_points == 4.0
+    rows = {r.entrant: r for r in st.compute(records[:1])["games"]["g"]}
+    assert type(rows["a"].total_points) is int

@@ -359,5 +359,10 @@ def read_decisions(path: str | Path) -> list[dict[str, Any]]:
 def counted(records: Iterable[dict[str, Any]], decisions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The match records the standings count: all but those of a decided SPRT entry beyond its
     deciding set (matches that were in flight when it decided: which ones is a matter of timing)."""
+    return list(iter_counted(records, decisions))
+
+
+def iter_counted(records: Iterable[dict[str, Any]], decisions: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """`counted`, one record at a time as `records` yields them (for a journal streamed)."""
     cut = [(d["last"], d["end"]) for d in decisions]
-    return [r for r in records if not any(last < r["index"] < end for last, end in cut)]
+    return (r for r in records if not any(last < r["index"] < end for last, end in cut))

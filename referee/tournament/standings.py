@@ -177,12 +177,50 @@ class Tally:
                         for name, r in self.counts().items()])
 
 
+class Result:
+    """A match record as the standings count it: its game, seed, seats, ranks, scores, faults and
+    disqualified seats, read as the record is (`result["seats"]`), nothing else of it. The final
+    standings of a big run hold one per match: a few hundred bytes, where a journal record
+    parsed takes several kilobytes; the tuples that repeat (seatings, ranks, faults) are shared
+    through `shared`."""
+
+    __slots__ = ("game", "seed", "seats", "ranks", "scores", "faults", "disqualified")
+
+    def __init__(self, rec: dict[str, Any], shared: dict[Any, Any]) -> None:
+        self.game = shared.setdefault(rec["game"], rec["game"])
+        self.seed = rec.get("seed")
+        for name in ("seats", "ranks", "scores", "faults", "disqualified"):
+            value = tuple(rec[name])
+            # only tuples of ints or of names: (1, 2) == (1.0, 2.0), and a float score must stay one
+            if all(type(v) is int or type(v) is str for v in value):
+                value = shared.setdefault(value, value)
+            setattr(self, name, value)
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key, default)
+
+
+def compute_journal(path: str | Path) -> dict[str, Any]:
+    """`compute` of a journal's counted match records (sprt.counted: an SPRT entry's matches
+    beyond its deciding set left out), read in one streamed pass: memory holds a `Result` per
+    match, never the records."""
+    from referee.tournament import sprt
+
+    decisions = sprt.read_decisions(path)
+    return compute(sprt.iter_counted((r for r in iter_journal(path) if r["type"] == "match"), decisions))
+
+
 def compute(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Standings overall and per game, and head-to-head records per game, as {"overall": [Row],
-    "games": {game: [Row]}, "head_to_head": {game: [Pair]}}; the same for records in any order."""
-    by_game: dict[str, list[dict[str, Any]]] = {}
+    "games": {game: [Row]}, "head_to_head": {game: [Pair]}}; the same for records in any order.
+    Of each record only its `Result` is kept: pass an iterator, and the records are not held."""
+    by_game: dict[str, list[Result]] = {}
+    shared: dict[Any, Any] = {}
     for rec in records:
-        by_game.setdefault(rec["game"], []).append(rec)
+        by_game.setdefault(rec["game"], []).append(Result(rec, shared))
     games = sorted(by_game)
     sets = {game: duplicate_sets(by_game[game]) for game in games}
     stats = {game: [ratings.Stats.of((r["seats"], r["ranks"]) for r in unit) for unit in _units(sets[game])]
