@@ -4,7 +4,10 @@ replay, the standings, the head-to-head and the fault tables, a bot's text escap
 from __future__ import annotations
 
 import json
+import time
+import urllib.parse
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +16,7 @@ from referee.replay.index import write_index
 from referee.replay.verify import load_replay
 from referee.testing import random_playout
 
-from test_replay_html import BREAKER, GAMES, REGISTRY, breaker_page, referee
+from test_replay_html import ARTIFACTS, BREAKER, GAMES, REGISTRY, breaker_page, referee
 
 def test_write_index_links_every_match_and_the_standings(tmp_path):
     out = tmp_path / "t"
@@ -109,7 +112,8 @@ def test_the_index_shows_the_fault_table_with_links_and_a_bots_text_escaped(tmp_
     table["faults"] = fault_rows(records)  # as the CLI passes it (referee/cli/tournament.py)
     passed = write_index(out, REGISTRY, table).read_text()
     assert passed == computed  # the rows the CLI passes are the ones the index computes
-    assert BREAKER not in computed and "<script" not in computed and "<b>" not in computed
+    # no script but the page's own, no markup of the bot's or the organiser's
+    assert BREAKER not in computed and computed.count("<script") == 1 and "<b>" not in computed
     cells = Cells("faults")
     cells.feed(computed)
     assert cells.tables == 1
@@ -133,3 +137,301 @@ def test_the_index_has_no_fault_table_without_faults(tmp_path):
     (out / "journal.jsonl").write_text(json.dumps(line) + "\n")
     text = write_index(out, REGISTRY).read_text()
     assert "Standings: all games" in text and "<h2>Faults</h2>" not in text
+
+
+# -- a small tournament's index in Chromium ---------------------------------------------------------
+
+ENTRANTS = ("alice", "bob", "carol", "dave <i>&")  # the last one's name is markup: shown as text
+GONE = {"type": "match", "index": 28, "key": "m-gone", "game": "maumau", "seed": 9, "seats": ["carol", "alice", "bob"],
+        "scores": [30, 12, 55], "ranks": [2, 1, 3], "faults": [0, 0, 2], "disqualified": [2], "fault_log": [],
+        "decisions": 1, "seconds": 0.1, "replay": "replays/m-gone.jsonl"}  # its replay is not kept
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """A tournament's output: Mau Mau at every table of 3 of ENTRANTS (2 deals, each under 3
+    seatings), Presidente at 4 (1 deal, 4 seatings), each match its own replay; and GONE. Its
+    index written."""
+    from itertools import combinations
+
+    out = tmp_path_factory.mktemp("index") / "t"
+    (out / "replays").mkdir(parents=True)
+    deals = tmp_path_factory.mktemp("deals")
+    plays = [("maumau", t, table, seed, turn) for t, table in enumerate(combinations(ENTRANTS, 3))
+             for seed in (1, 2) for turn in range(3)]
+    plays += [("presidente", 0, ENTRANTS, 1, turn) for turn in range(4)]
+    records = []
+    for index, (game, t, table, seed, turn) in enumerate(plays):
+        source = deals / f"{game}-{seed}.jsonl"
+        if not source.is_file():
+            random_playout(REGISTRY.game(game), {}, seed, len(table), replay=source)
+        key = f"{game}.t{t}.s{seed}.r{turn}"
+        (out / "replays" / f"{key}.jsonl").write_bytes(source.read_bytes())
+        result = load_replay(source).result
+        records.append({"type": "match", "index": index, "key": key, "game": game, "seed": seed,
+                        "seats": list(table[turn:] + table[:turn]), "scores": result["scores"],
+                        "ranks": result["ranks"], "faults": result["faults"], "disqualified": [], "fault_log": [],
+                        "decisions": 1, "seconds": 0.1, "replay": f"replays/{key}.jsonl"})
+    records.append(GONE)
+    lines = [{"type": "tournament", "name": "small", "fingerprint": "x"}] + records
+    (out / "journal.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_index(out, REGISTRY)
+    return out, records
+
+
+def until(browser, expression: str, what: str):
+    """Wait for a page's `expression` to be true (the filter waits for typing to pause)."""
+    deadline = time.monotonic() + 20
+    while not browser.js(expression):
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def click(browser, element: str) -> None:
+    """A real mouse click in the middle of `element` (a JS expression), scrolled into view."""
+    x, y = browser.js(f"(() => {{ const e = {element}; e.scrollIntoView({{block: 'center'}});"
+                      " const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    for kind in ("mousePressed", "mouseReleased"):
+        browser.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+
+def width(browser, pixels: int) -> None:
+    browser.call("Emulation.setDeviceMetricsOverride", width=pixels, height=900, deviceScaleFactor=1, mobile=False)
+
+
+def column(browser, table: str, col: int) -> list[str]:
+    """The text of column `col` of `table`'s shown rows, in their order."""
+    return browser.js(f"[...{table}.tBodies[0].rows].filter(r => !r.hidden).map(r => r.cells[{col}].textContent)")
+
+
+def test_every_match_opens_from_the_index(browser, small):
+    out, records = small
+    browser.open(out / "index.html")
+    links = browser.js("[...document.querySelectorAll('table.matches a')].map(a => a.href)")
+    files = [Path(urllib.parse.unquote(urllib.parse.urlparse(href).path)) for href in links]
+    assert all(f.is_file() and f.is_relative_to(out) for f in files)
+    pages = [f for f in files if f.suffix == ".html"]
+    kept = [r for r in records if (out / r["replay"]).is_file()]
+    assert sorted(p.name for p in pages) == sorted(f"{r['key']}.html" for r in kept)  # every kept match has one
+    assert sorted(f.name for f in files if f.suffix == ".jsonl") == sorted(f"{r['key']}.jsonl" for r in kept)
+    # nothing from the network: every link and source inside the output directory (or the page itself)
+    assert browser.js("performance.getEntriesByType('resource').map(e => e.name)") == []
+    targets = browser.js("[...document.querySelectorAll('[href], [src]')].map(e => e.getAttribute('href') ?? e.getAttribute('src'))")
+    assert not [t for t in targets if urllib.parse.urlparse(t).scheme]
+    for page in (pages[0], next(p for p in pages if p.name.startswith("presidente")), pages[-1]):
+        browser.open(page)  # the viewer started: its data decoded
+
+
+@pytest.mark.parametrize("pixels", [1400, 800])
+def test_the_index_sorts_and_filters(browser, small, pixels):
+    out, records = small
+    width(browser, pixels)
+    try:
+        browser.open(out / "index.html")
+        overall, matches = "document.querySelector('table.standings')", "document.querySelector('table.matches')"
+        assert browser.js("getComputedStyle(document.getElementById('bar')).display") != "none"
+        for table in (overall, matches):  # no column cut off, at either width
+            assert browser.js(f"{table}.scrollWidth <= {table}.parentElement.clientWidth"), (table, pixels)
+        # a click on a head sorts by that column, numbers as numbers; again: the other way
+        rating = browser.js(f"[...{overall}.tHead.rows[0].cells].findIndex(th => th.textContent === 'rating')")
+        ratings = [float(v) for v in column(browser, overall, rating)]
+        click(browser, f"{overall}.tHead.rows[0].cells[{rating}]")
+        assert [float(v) for v in column(browser, overall, rating)] == sorted(ratings) != ratings
+        assert browser.js(f"getComputedStyle({overall}.tHead.rows[0].cells[{rating}], '::after').content") == '" ▲"'
+        click(browser, f"{matches}.tHead.rows[0].cells[0]")
+        click(browser, f"{matches}.tHead.rows[0].cells[0]")  # descending: 28, 27, ... 10, 9 (as text: 9, 8, ...)
+        assert column(browser, matches, 0) == [str(r["index"]) for r in sorted(records, key=lambda r: -r["index"])]
+        assert browser.js(f"getComputedStyle({matches}.tHead.rows[0].cells[0], '::after').content") == '" ▼"'
+        # the chart follows its table's order
+        click(browser, f"{overall}.tHead.rows[0].cells[1]")
+        names = column(browser, overall, 1)
+        assert names == sorted(ENTRANTS)
+        assert chart_rows(browser, 0) == names
+        # the filter box: every word in a row's text (entrant, game, match)
+        browser.js("document.getElementById('q').focus()")
+        browser.call("Input.insertText", text="presidente bob")
+        want = [r for r in records[::-1] if r["game"] == "presidente" and "bob" in r["seats"]]  # sorted so
+        until(browser, f"document.getElementById('count-matches').textContent === '{len(want)} of {len(records)} shown'",
+              "the filter did not apply")
+        assert column(browser, matches, 1) == [f"{r['key']} replay" for r in want]
+        assert column(browser, overall, 1) == []  # no overall row holds "presidente"
+        tables = "[...document.querySelectorAll('table.standings')]"
+        assert browser.js(f"{tables}.map(t => [t.dataset.game, [...t.tBodies[0].rows].filter(r => !r.hidden).length])") \
+            == [["all games", 0], ["maumau", 0], ["presidente", 1]]
+        assert chart_rows(browser, 2) == ["bob"]
+        browser.js("const q = document.getElementById('q'); q.select()")
+        browser.call("Input.insertText", text="dave <i>")
+        until(browser, f"{overall}.tBodies[0].querySelectorAll('tr:not([hidden])').length === 1", "no refilter")
+        assert column(browser, overall, 1) == [ENTRANTS[3]]
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.screenshot(ARTIFACTS / f"index-filter-{pixels}.png")
+    finally:
+        width(browser, 1400)
+
+
+def chart_rows(browser, number: int) -> list[str]:
+    """The entrants of a rating chart's shown rows, top to bottom."""
+    return browser.js(f"[...document.querySelectorAll('#chart-{number} g.row')].filter(g => g.style.display !== 'none')"
+                      ".map(g => [g.transform.baseVal[0].matrix.f, g.dataset.e]).sort((a, b) => a[0] - b[0])"
+                      ".map(p => p[1])")
+
+
+def test_clicking_an_entrant_lists_its_matches(browser, small):
+    out, records = small
+    browser.open(out / "index.html")
+    for name in ("alice", ENTRANTS[3]):
+        click(browser, f"[...document.querySelectorAll('table.matches span.e')].find(e => e.textContent === {json.dumps(name)})")
+        assert browser.js("decodeURIComponent(location.hash)") == f"#entrant={name}"
+        theirs = [r for r in records if name in r["seats"]]
+        until(browser, f"document.getElementById('count-matches').textContent === '{len(theirs)} of {len(records)} shown'",
+              "the entrant's matches are not shown")
+        marked = browser.js("[...document.querySelectorAll('table.matches tbody tr:not([hidden])')].map(r => "
+                            "[...r.querySelectorAll('.p.me')].map(p => p.textContent))")
+        ranks = [r["ranks"][r["seats"].index(name)] for r in theirs]
+        assert [len(m) for m in marked] == [1] * len(theirs)  # its own place marked, once a match
+        assert [m[0].split(" ")[0] for m in marked] == [str(rank) for rank in ranks]
+        assert browser.js("document.getElementById('who').value") == name
+        counts = ", ".join(f"rank {k}: {ranks.count(k)}" for k in sorted(set(ranks)))
+        assert browser.js("document.getElementById('sum').firstChild.data").startswith(
+            f"{name}: {len(theirs)} matches shown ({counts})")
+        rows = browser.js("[...document.querySelectorAll('tr.me')].map(r => r.closest('table').className)")
+        assert rows.count("standings sortable filter") == 2 + (name in ENTRANTS)  # overall, maumau, presidente
+    browser.js("const who = document.getElementById('who'); who.value = ''; who.dispatchEvent(new Event('change'))")
+    assert column(browser, "document.querySelector('table.matches')", 0) == [str(r["index"]) for r in records]
+    assert browser.js("document.querySelectorAll('i').length") == 0  # the name's "<i>" is text
+
+
+def test_the_rating_chart_draws_each_rating_and_its_interval(browser, small):
+    from referee.tournament import standings as st
+
+    out, records = small
+    table = st.as_dict(st.compute(records))
+    browser.open(out / "index.html")
+    scopes = [table["overall"]] + list(table["games"].values())
+    assert browser.js("document.querySelectorAll('svg.chart').length") == len(scopes)
+    for number, rows in enumerate(scopes):
+        chart = f"document.getElementById('chart-{number}')"
+        assert chart_rows(browser, number) == [r["entrant"] for r in rows] \
+            == column(browser, f"document.querySelectorAll('table.standings')[{number}]", 1)
+        ticks = browser.js(f"[...{chart}.querySelectorAll('text.tick')].filter(t => t.textContent !== 'rating')"
+                           ".map(t => [+t.textContent, t.x.baseVal[0].value])")
+        (v0, x0), (v1, x1) = ticks[0], ticks[-1]
+        assert len(ticks) >= 3 and all(abs(x0 + (v - v0) * (x1 - x0) / (v1 - v0) - x) < 0.05 for v, x in ticks)
+        assert ticks[0][0] <= min(r["low"] for r in rows) and max(r["high"] for r in rows) <= ticks[-1][0]
+
+        def rating_at(x: float) -> float:
+            return v0 + (x - x0) * (v1 - v0) / (x1 - x0)
+
+        drawn = browser.js(f"[...{chart}.querySelectorAll('g.row')].map(g => {{ const b = g.querySelector('rect.ci'); "
+                           "return [g.dataset.e, g.querySelector('circle').cx.baseVal.value, b.x.baseVal.value, "
+                           "b.x.baseVal.value + b.width.baseVal.value]; })")
+        for (name, dot, low, high), row in zip(drawn, rows):
+            assert name == row["entrant"]
+            for x, value in ((dot, row["rating"]), (low, row["low"]), (high, row["high"])):
+                assert abs(rating_at(x) - value) < 0.05, (name, value, rating_at(x))
+    caption = browser.js("document.querySelector('figcaption').textContent")
+    assert "95% interval" in caption and "bootstrap" in caption and "Duplicate sets: maumau 3, presidente 1." in caption
+
+
+def test_a_rating_without_an_interval_is_a_dot_alone(small):
+    from dataclasses import replace
+
+    from referee.tournament import standings as st
+
+    out, records = small
+    table = st.compute(records)
+    table["overall"] = [replace(r, low=None, high=None) if r.entrant == "bob" else r for r in table["overall"]]
+    table["faults"] = []
+    text = write_index(out, REGISTRY, table).read_text()
+    chart = text[text.index('id="chart-0"'):text.index("</svg>")]
+    bob = chart[chart.index('data-e="bob"'):]
+    bob = bob[:bob.index("</g>")]
+    assert "<circle" in bob and 'class="ci"' not in bob and "(no interval)" in bob
+    assert chart.count('class="ci"') == len(ENTRANTS) - 1
+    caption = text[text.index("<figcaption>"):text.index("</figcaption>")]
+    assert "No bar: no interval was computed" in caption
+    write_index(out, REGISTRY)
+
+
+def test_the_head_to_head_matrix_shows_each_pairs_share_in_colour(browser, small):
+    from referee.tournament import standings as st
+
+    out, records = small
+    table = st.as_dict(st.compute(records))
+    browser.open(out / "index.html")
+    for number, (game, pairs) in enumerate(table["head_to_head"].items()):
+        matrix = f"document.querySelector('#h2h-{number} table.matrix')"
+        order = [r["entrant"] for r in table["games"][game]]
+        assert browser.js(f"[...{matrix}.tBodies[0].rows].map(r => r.dataset.e)") == order
+        assert browser.js(f"[...{matrix}.tHead.rows[0].cells].slice(1).map(c => c.textContent)") == order
+        cells = browser.js(f"[...{matrix}.tBodies[0].rows].map(r => [...r.cells].slice(1).map(c => "
+                           "[c.textContent, c.title, getComputedStyle(c).backgroundColor]))")
+        colours = []
+        for p in pairs:
+            i, j = order.index(p["entrant"]), order.index(p["opponent"])
+            share = (p["ahead"] + p["ties"] / 2) / p["matches"]
+            for (text, title, colour), value in ((cells[i][j], share), (cells[j][i], 1 - share)):
+                assert text == f"{round(value * 100)}%"
+                assert f"{p['matches']} matches" in title and "Likelihood of superiority" in title
+                red, green, _ = (int(c) for c in colour[colour.index("(") + 1:-1].split(","))
+                colours.append((value, green - red))
+            assert f"ahead in {p['ahead']}, behind in {p['behind']}" in cells[i][j][1]
+            assert f"ahead in {p['behind']}, behind in {p['ahead']}" in cells[j][i][1]
+            assert f"superiority {p['los']:.3f}" in cells[i][j][1]
+            assert f"superiority {1 - p['los']:.3f}" in cells[j][i][1]
+        colours.sort()
+        assert all(a[1] < b[1] for a, b in zip(colours, colours[1:]) if a[0] < b[0])  # red to green
+        assert colours[0][1] < 0 < colours[-1][1] or len({v for v, _ in colours}) == 1
+        assert browser.js(f"{matrix}.parentElement.querySelector('details table.pairs').tBodies[0].rows.length") \
+            == len(pairs)
+
+
+def test_the_match_table_gives_each_result_by_name(small):
+    out, records = small
+    text = (out / "index.html").read_text()
+    assert '<div id="bar" hidden>' in text  # the filter needs the script: hidden without it
+    cells = Cells("matches")
+    cells.feed(text)
+    head, *rows = cells.rows
+    assert [c[0] for c in head] == ["#", "match", "game", "seed", "result", "faults"]
+    by_index = {int(row[0][0]): row for row in rows}
+    gone = by_index[GONE["index"]]
+    assert [c[0] for c in gone[1:]] == ["m-gone (replay missing)", "maumau", "9",
+                                        "1 alice 12 · 2 carol 30 · 3 bob 55 (2 faults, disq.)", "2"]
+    first = records[0]
+    order = sorted(range(3), key=lambda s: (first["ranks"][s], s))
+    assert by_index[0][4][0] == " · ".join(f"{first['ranks'][s]} {first['seats'][s]} {first['scores'][s]}"
+                                           for s in order)
+    assert by_index[0][1] == [f"{first['key']} replay", [f"replays/{first['key']}.html", f"replays/{first['key']}.jsonl"]]
+
+
+def test_the_index_is_built_with_progress(small):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    out, records = small
+    calls = []
+    write_index(out, REGISTRY, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(k, len(records)) for k in range(len(records) + 1)]
+    proc = referee("replay", "--index", str(out))  # not a terminal: the one line only
+    assert proc.returncode == 0 and proc.stdout == f"written: {out / 'index.html'}\n"
+    (out / "replays" / "maumau.t0.s1.r0.jsonl").touch()  # one page to write again
+    leader, follower = pty.openpty()
+    run = subprocess.Popen([sys.executable, "-m", "referee", "replay", "--index", str(out)], stdout=follower,
+                           stderr=follower, env={**os.environ, "COLUMNS": "120", "TERM": "xterm"})
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed: the run is over
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    assert run.wait(timeout=60) == 0
+    text = seen.decode(errors="replace")
+    assert "index: viewer pages" in text and f"{len(records)}/{len(records)}" in text and "written:" in text

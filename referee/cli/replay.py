@@ -31,9 +31,10 @@ def replay(
         if index is not None:
             if file is not None or seat is not None or deal is not None or html is not None:
                 raise UsageError("--index DIR takes no replay file and no other option")
-            from referee.replay.index import write_index
+            from referee.replay.index import rich_progress, write_index
 
-            path = write_index(index, _registry())
+            with rich_progress(_console()) as progress:  # a bar on a terminal: the viewer pages take a while
+                path = write_index(index, _registry(), progress=progress)
             typer.echo(f"written: {path}")
             return
         if file is None:

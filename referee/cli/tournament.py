@@ -180,9 +180,11 @@ def tournament(
         for g in gauntlets:
             for line in g.summary():
                 console.print(line, highlight=False, markup=False)
-        from referee.replay.index import write_index
+        from referee.replay.index import rich_progress, write_index
 
-        console.print(f"index: {write_index(config.out, registry, table)}", highlight=False, markup=False)
+        with rich_progress(console) as progress:  # a bar on a terminal: the viewer pages take a while
+            path = write_index(config.out, registry, table, progress=progress)
+        console.print(f"index: {path}", highlight=False, markup=False)
         verifier.report(console)
 
 

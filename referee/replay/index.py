@@ -1,12 +1,27 @@
-"""`write_index(out_dir)`: a tournament's index.html, linking every match's viewer page (written
-beside its replay by `referee.replay.html.write_viewer`) and showing the standings, the
-head-to-head tables and the fault table.
+"""`write_index(out_dir)`: a tournament's index.html, the page its organiser and bot authors
+browse: the standings (overall and per game), each with its ratings and their intervals drawn as a
+chart; each game's head-to-head as a coloured matrix; the fault table; and every match with its
+result by name, linked to its viewer page (written beside its replay by
+`referee.replay.html.write_viewer`) and to its replay.
+
+Why a chart: people compare intervals by eye, not by reading two columns of numbers; why a
+matrix: a row of green says at a glance whom an entrant beats.
+
+The page is static HTML first: with scripting off every table, chart and link is there. A small
+inline script adds sorting (a click on a column's head), a text filter over the standings, the
+faults and the matches, and an entrant's own match list (a click on its name, or `#entrant=NAME`
+in the address: its matches only, its place in each marked, its finishes counted). Nothing is
+loaded from the network, so the page works from file:// as it was written. A match is one
+compact row (about 300 bytes), so the page stays usable at 10,000 matches.
 """
 
 from __future__ import annotations
 
 import html
+import math
 import urllib.parse
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,23 +34,185 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
   color: #1d2430; background: #eef1f4; }
 header { background: #17212b; color: #fff; padding: 14px 22px; }
 header h1 { margin: 0; font-size: 20px; } header p { margin: 4px 0 0; color: #a9b4c0; }
+header nav { margin-top: 6px; display: flex; flex-wrap: wrap; gap: 4px 14px; }
+header nav a { color: #cfe0ff; }
+#bar { position: sticky; top: 0; z-index: 2; background: #fff; display: flex; flex-wrap: wrap; gap: 6px 12px;
+  align-items: center; padding: 8px 22px; box-shadow: 0 1px 3px rgba(0,0,0,.15); }
+#bar input, #bar select, #bar button { font: inherit; padding: 4px 8px; border: 1px solid #cbd2d9; border-radius: 6px;
+  background: #fff; }
+#bar input { flex: 1 1 240px; max-width: 420px; }
+#sum { color: #374151; }
 main { padding: 16px 22px; display: grid; gap: 16px; }
-section { background: #fff; border-radius: 12px; box-shadow: 0 1px 3px rgba(0,0,0,.08); padding: 12px 16px; overflow-x: auto; }
+section { background: #fff; border-radius: 12px; box-shadow: 0 1px 3px rgba(0,0,0,.08); padding: 12px 16px;
+  overflow-x: auto; }
 h2 { font-size: 14px; text-transform: uppercase; letter-spacing: .6px; color: #6b7280; margin: 0 0 8px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { border-bottom: 1px solid #e5e7eb; padding: 4px 8px; text-align: right; white-space: nowrap; }
 th { color: #6b7280; font-weight: 600; }
 th.l, td.l { text-align: left; }
-tr:hover td { background: #fafbfc; }
+tbody tr:hover td { background: #fafbfc; }
+html.js table.sortable thead th:not(.n) { cursor: pointer; user-select: none; }
+html.js table.sortable thead th:not(.n):not([aria-sort])::after { content: " \\2195"; color: #c4cad2; }
+th[aria-sort="ascending"]::after { content: " \\25B2"; } th[aria-sort="descending"]::after { content: " \\25BC"; }
+tr.me td, tr.me th { background: #fff6d6; }
 a { color: #1e66d0; text-decoration: none; } a:hover { text-decoration: underline; }
+a.e { color: inherit; }
+html.js span.e { cursor: pointer; } html.js span.e:hover { text-decoration: underline; }
 .bad { color: #b00020; font-weight: 600; }
 td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 240px; }
 .muted { color: #6b7280; }
+figure { margin: 10px 0 0; }
+figcaption, p.note { color: #6b7280; font-size: 12px; max-width: 980px; margin: 4px 0 0; }
+svg.chart { display: block; max-width: 100%; height: auto; }
+svg.chart text { font-size: 12px; fill: #374151; }
+svg.chart text.tick { fill: #6b7280; font-size: 11px; }
+svg.chart line.grid { stroke: #e5e7eb; } svg.chart line.zero { stroke: #9ca3af; }
+svg.chart rect.ci { fill: #9cc3f5; } svg.chart circle.pt { fill: #1d4ed8; }
+svg.chart g.me text.name { font-weight: 700; fill: #000; } svg.chart g.me rect.band { fill: #fff1b8; }
+svg.chart rect.band { fill: transparent; }
+table.matrix { width: auto; }
+table.matrix td { text-align: center; min-width: 40px; padding: 4px 6px; border: 1px solid #fff; }
+table.matrix td.self { background: #e5e7eb; }
+table.matrix th.v { vertical-align: bottom; text-align: center; padding: 4px 2px; }
+table.matrix th.v span { writing-mode: vertical-rl; transform: rotate(180deg); display: inline-block; max-height: 160px;
+  overflow: hidden; text-overflow: ellipsis; }
+details { margin-top: 10px; } summary { cursor: pointer; color: #374151; }
+table.matches td:nth-child(2), table.matches td:nth-child(3), table.matches td:nth-child(5) { text-align: left; }
+table.matches td:nth-child(5) { white-space: normal; min-width: 260px; }
+a.r { color: #6b7280; font-size: 12px; }
+section { scroll-margin-top: 56px; }
+@media (max-width: 900px) { main { padding: 10px; gap: 10px; } section { padding: 10px; }
+  th, td { padding: 4px 5px; } #bar { padding: 8px 10px; } table.matches td:nth-child(5) { min-width: 200px; } }
+.p { white-space: nowrap; } .p.me { background: #ffe58a; border-radius: 4px; padding: 0 3px; }
+"""
+
+# The page's script. It reads the static page (no data of its own), so whatever names and text
+# the page shows reach it as DOM text only, never as markup or code.
+_INDEX_JS = """
+(() => {
+  "use strict";
+  const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
+  const bar = document.getElementById("bar"), box = document.getElementById("q"),
+        pick = document.getElementById("who"), sum = document.getElementById("sum");
+  document.documentElement.classList.add("js");
+  bar.hidden = false;
+
+  // sorting: a click on a column's head, again to reverse; numbers numerically, blanks last
+  const key = cell => cell ? (cell.dataset.v ?? cell.textContent).trim() : "";
+  const blank = k => k === "" || k === "-";
+  function sortBy(th) {
+    const table = th.closest("table"), body = table.tBodies[0], col = th.cellIndex;
+    const up = th.getAttribute("aria-sort") !== "ascending";
+    for (const h of $$("th[aria-sort]", table)) h.removeAttribute("aria-sort");
+    th.setAttribute("aria-sort", up ? "ascending" : "descending");
+    const rows = [...body.rows], keys = rows.map(r => key(r.cells[col]));
+    const numeric = keys.every(k => blank(k) || !isNaN(k));
+    const order = rows.map((_, i) => i).sort((a, b) => {
+      const x = keys[a], y = keys[b];
+      if (blank(x) || blank(y)) return blank(x) - blank(y) || a - b;
+      const c = numeric ? x - y : x.localeCompare(y);
+      return (up ? c : -c) || a - b;
+    });
+    const frag = document.createDocumentFragment();
+    for (const i of order) frag.append(rows[i]);
+    body.append(frag);
+    follow(table);
+  }
+  for (const th of $$("table.sortable thead th:not(.n)")) th.tabIndex = 0;
+
+  // a standings chart follows its table: its rows in the table's order, hidden with them
+  function follow(table) {
+    const svg = table.dataset.chart && document.getElementById(table.dataset.chart);
+    if (!svg) return;
+    const rows = new Map($$("g.row", svg).map(g => [g.dataset.e, g]));
+    let y = +svg.dataset.top;
+    for (const g of rows.values()) g.style.display = "none";
+    for (const tr of table.tBodies[0].rows) {
+      const g = rows.get(tr.dataset.e);
+      if (g && !tr.hidden) {
+        g.style.display = "";
+        g.setAttribute("transform", `translate(0,${y})`);
+        y += +svg.dataset.step;
+      }
+    }
+    const height = y + +svg.dataset.pad;
+    svg.setAttribute("viewBox", `0 0 ${svg.viewBox.baseVal.width} ${height}`);
+    svg.setAttribute("height", height);
+  }
+
+  // the filter: every word of the box in a row's text; an entrant picked: its matches only
+  const wanted = () => {
+    const m = /^#entrant=(.*)$/.exec(location.hash);
+    try { return m ? decodeURIComponent(m[1]) : ""; } catch (e) { return ""; }
+  };
+  const names = row => row._names ??= $$(".e", row).map(e => e.textContent);
+  function apply() {
+    const words = box.value.toLowerCase().split(/\\s+/).filter(Boolean), who = wanted();
+    pick.value = [...pick.options].some(o => o.value === who) ? who : "";
+    for (const table of $$("table.filter")) {
+      const matches = table.classList.contains("matches");
+      let shown = 0;
+      for (const row of table.tBodies[0].rows) {
+        row._text ??= (row.textContent + " " + (table.dataset.game || "")).toLowerCase();
+        const ok = words.every(w => row._text.includes(w)) && (!matches || !who || names(row).includes(who));
+        row.hidden = !ok;
+        shown += ok;
+        if (matches) for (const p of row.querySelectorAll(".p")) p.classList.toggle("me", ok && p.querySelector(".e").textContent === who);
+      }
+      if (table.dataset.count) document.getElementById(table.dataset.count).textContent =
+        `${shown} of ${table.tBodies[0].rows.length} shown`;
+      follow(table);
+    }
+    for (const el of $$("[data-e]")) el.classList.toggle("me", el.dataset.e === who);
+    tell(who);
+  }
+  // an entrant's finishes over the matches shown
+  function tell(who) {
+    sum.replaceChildren();
+    if (!who) return;
+    const places = new Map();
+    let n = 0, faulted = 0;
+    for (const p of $$("table.matches .p.me")) {
+      n += 1;
+      const rank = p.firstChild.data.trim();
+      places.set(rank, (places.get(rank) || 0) + 1);
+      faulted += p.querySelector(".bad") !== null;
+    }
+    const ranks = [...places].sort((a, b) => a[0] - b[0]).map(([r, c]) => `rank ${r}: ${c}`).join(", ");
+    const go = document.createElement("button");
+    go.textContent = "its matches";
+    go.onclick = () => document.getElementById("matches").scrollIntoView();
+    sum.append(`${who}: ${n} matches shown${ranks ? ` (${ranks})` : ""}` +
+               `${faulted ? `, faults in ${faulted}` : ""} `, go);
+  }
+  const choose = who => {
+    history.pushState(null, "", who ? `#entrant=${encodeURIComponent(who)}` : location.pathname + location.search);
+    apply();
+  };
+
+  let timer = 0;
+  box.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(apply, 120); });
+  pick.addEventListener("change", () => choose(pick.value));
+  addEventListener("hashchange", apply);
+  addEventListener("popstate", apply);
+  document.addEventListener("click", ev => {
+    const th = ev.target.closest("table.sortable thead th:not(.n)");
+    if (th) return sortBy(th);
+    const name = ev.target.closest("span.e");
+    if (name) choose(name.textContent);
+  });
+  document.addEventListener("keydown", ev => {
+    const th = ev.target.closest && ev.target.closest("table.sortable thead th:not(.n)");
+    if (th && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); sortBy(th); }
+  });
+  apply();
+  document.body.dataset.ready = "1";
+})();
 """
 
 _STANDING_COLUMNS = (("entrant", "entrant"), ("matches", "matches"), ("wins", "wins"), ("mean_rank", "mean rank"),
                      ("total_points", "points"), ("faults", "faults"), ("disqualified", "disq."),
-                     ("rating", "rating"), ("low", "95% low"), ("high", "95% high"))
+                     ("rating", "rating"), ("low", "95% range"))  # low..high, as the terminal shows it
 
 
 def _href(rel: str) -> str:
@@ -44,17 +221,23 @@ def _href(rel: str) -> str:
     return html.escape(urllib.parse.quote(rel), quote=True)
 
 
+def _attr(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _number(value: Any) -> str:
+    """A score or rank as a person reads it: 12, 12.5 (never 12.0)."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def _cell(value: Any, cls: str = "") -> str:
     text = f"{value:.2f}" if isinstance(value, float) else "" if value is None else str(value)
     return f'<td class="{cls}">{html.escape(text)}</td>' if cls else f"<td>{html.escape(text)}</td>"
 
 
-def _standings_html(title: str, rows: list[dict[str, Any]]) -> str:
-    columns = [(k, label) for k, label in _STANDING_COLUMNS if any(k in r for r in rows)]
-    head = "".join(f'<th class="{"l" if k == "entrant" else ""}">{html.escape(label)}</th>' for k, label in columns)
-    body = "".join("<tr>" + "".join(_cell(r.get(k), "l" if k == "entrant" else "") for k, _ in columns) + "</tr>"
-                   for r in rows)
-    return f"<section><h2>{html.escape(title)}</h2><table><tr>{head}</tr>{body}</table></section>"
+def _entrant_link(name: str) -> str:
+    """An entrant's name that picks its matches (`#entrant=NAME`; with scripting off, a no-op)."""
+    return f'<a class="e" href="#entrant={_attr(urllib.parse.quote(name, safe=""))}">{html.escape(name)}</a>'
 
 
 def _stem(name: str) -> str:
@@ -65,14 +248,17 @@ def _stem(name: str) -> str:
     return name
 
 
-def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, Any] | None = None) -> Path:
-    """Write `index.html` into a tournament's output directory: the standings, and every match
-    with a link to its replay and to its viewer page (written beside the replay, `.html`, when
-    missing or older than the replay). Returns the index's path; UsageError without a journal.
+def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, Any] | None = None,
+                progress: Callable[[int, int], None] | None = None) -> Path:
+    """Write `index.html` into a tournament's output directory: the standings, the head-to-head
+    matrices, the faults, and every match with a link to its replay and to its viewer page
+    (written beside the replay, `.html`, when missing or older than the replay). Returns the
+    index's path; UsageError without a journal.
 
     `standings`: the tournament's computed standings (`referee.tournament.standings.compute`), if the caller
     has them already; else they are computed from the journal, as `referee standings` does (an
-    SPRT entry's matches beyond its deciding set not counted)."""
+    SPRT entry's matches beyond its deciding set not counted). `progress(done, total)` is called
+    as the matches' viewer pages are seen to (the slow part), from (0, total) to (total, total)."""
     from referee.tournament import sprt
     from referee.tournament import standings as st
     from referee.tournament.reporting import fault_rows
@@ -85,41 +271,330 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     head, records = st.read_journal(journal)
     name = (head or {}).get("name", "") or out.name
     registry = registry if registry is not None else load_registry()
-    parts = [f"<header><h1>{html.escape(name)}</h1><p>{len(records)} matches · "
-             f"{html.escape(str(out))}</p></header><main>"]
-    rows, viewers = _match_rows(out, records, registry)
+    rows, viewers = _match_rows(out, records, registry, progress)
+    sections, nav = [], []
     if records:
+        counted = sprt.counted(records, sprt.read_decisions(journal))
         if standings is None or "faults" not in standings:
-            counted = sprt.counted(records, sprt.read_decisions(journal))
             standings = dict(standings if standings is not None else st.compute(counted))
             standings["faults"] = fault_rows(counted)  # as the terminal and standings.json count them
         table = st.as_dict(standings, name)
-        parts.append(_standings_html("Standings: all games", table["overall"]))
-        for game, game_rows in table["games"].items():
-            parts.append(_standings_html(f"Standings: {game}", game_rows))
-        parts.append(_head_to_head_html(table.get("head_to_head", {})))
-        parts.append(_faults_html(table.get("faults", []), out, viewers))
-    parts.append('<section><h2>Matches</h2><table><tr><th>#</th><th class="l">game</th><th>seed</th>'
-                 '<th class="l">seats (in seat order)</th><th>scores</th><th>ranks</th><th>faults</th>'
-                 '<th class="l">viewer</th><th class="l">file</th></tr>' + "".join(rows) + "</table></section>")
-    parts.append("</main>")
+        sets = {game: len(st.duplicate_sets(r for r in counted if r["game"] == game)) for game in table["games"]}
+        notes = {game: _score_note(registry, game) for game in table["games"]}
+        scopes = [("all games", table["overall"], sets)] + [(g, r, {g: sets[g]}) for g, r in table["games"].items()]
+        for number, (scope, scope_rows, scope_sets) in enumerate(scopes):
+            sections.append(_standings_html(number, scope, scope_rows, scope_sets, notes))
+        nav.append(("standings-0", "standings"))
+        for number, (game, pairs) in enumerate(table.get("head_to_head", {}).items()):
+            order = [r["entrant"] for r in table["games"].get(game, [])]
+            sections.append(_matrix_html(number, game, pairs, order, notes.get(game)))
+            nav.append((f"h2h-{number}", f"head to head: {game}"))
+        faults = _faults_html(table.get("faults", []), out, viewers)
+        if faults:
+            sections.append(faults)
+            nav.append(("faults", "faults"))
+    sections.append(_matches_html(rows, _notes(registry, records)))
+    nav.append(("matches", "matches"))
+    entrants = sorted({seat for rec in records for seat in rec["seats"]})
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(name)}"
-            f"</title><style>{_INDEX_CSS}</style></head><body>" + "".join(parts) + "</body></html>\n")
+            f"</title><style>{_INDEX_CSS}</style></head><body>"
+            + _header(name, out, len(records), nav) + _toolbar(entrants) + "<main>" + "".join(sections)
+            + f"</main><script>{_INDEX_JS}</script></body></html>\n")
     index = out / "index.html"
     write_whole(index, page)
     return index
 
 
-def _match_rows(out: Path, records: list[dict[str, Any]], registry: Any) -> tuple[list[str], dict[str, str]]:
+@contextmanager
+def rich_progress(console: Any) -> Iterator[Callable[[int, int], None] | None]:
+    """A `progress` for `write_index` on a rich console: a bar of the matches' viewer pages on a
+    terminal (gone once the index is written); None off one, where nothing extra is printed."""
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("index: viewer pages"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task("pages", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _header(name: str, out: Path, matches: int, nav: list[tuple[str, str]]) -> str:
+    links = "".join(f'<a href="#{target}">{html.escape(text)}</a>' for target, text in nav)
+    return (f"<header><h1>{html.escape(name)}</h1><p>{matches} matches · {html.escape(str(out))}</p>"
+            f"<nav>{links}</nav></header>")
+
+
+def _toolbar(entrants: Sequence[str]) -> str:
+    """The filter box and the entrant picker: shown by the script (they need it to do anything)."""
+    options = "".join(f'<option value="{_attr(e)}">{html.escape(e)}</option>' for e in entrants)
+    return ('<div id="bar" hidden><input id="q" type="search" placeholder="filter: entrant, game, match…" '
+            'aria-label="filter the standings, faults and matches"><select id="who" aria-label="an entrant\'s '
+            f'matches"><option value="">every entrant\'s matches</option>{options}</select>'
+            '<span id="sum"></span></div>')
+
+
+def _score_note(registry: Any, game: str) -> str | None:
+    """What a game's points are, where its describer says (Mau Mau: penalty points)."""
+    from referee.describe import describer_of
+
+    plugin = registry.games.get(game)
+    return describer_of(plugin).score_note() if plugin is not None else None
+
+
+def _notes(registry: Any, records: list[dict[str, Any]]) -> list[str]:
+    """What the points of the matches' games are, where their describers say ("<game>: <what>")."""
+    games = sorted({rec["game"] for rec in records})
+    return [f"{game}: {note}" for game, note in zip(games, (_score_note(registry, g) for g in games)) if note]
+
+
+# -- the standings and their rating chart -------------------------------------------------------
+
+def _standings_html(number: int, scope: str, rows: list[dict[str, Any]], sets: dict[str, int],
+                    notes: dict[str, str | None]) -> str:
+    """One standings table (sortable, filtered) with its rating chart below it."""
+    columns = [(k, label) for k, label in _STANDING_COLUMNS if any(k in r for r in rows)]
+    head = '<th title="place in the standings">#</th>' + "".join(
+        f'<th class="{"l" if k == "entrant" else ""}">{html.escape(label)}</th>' for k, label in columns)
+    def cell(r: dict[str, Any], k: str) -> str:
+        if k == "entrant":
+            return f'<td class="l">{_entrant_link(r["entrant"])}</td>'
+        if k == "low":  # sorted by its low end
+            low, high = r.get("low"), r.get("high")
+            return ("<td>-</td>" if low is None or high is None
+                    else f'<td data-v="{low}">{low:.2f}..{high:.2f}</td>')
+        return _cell(r.get(k))
+
+    body = "".join(f'<tr data-e="{_attr(r["entrant"])}">' + _cell(place) + "".join(cell(r, k) for k, _ in columns)
+                   + "</tr>" for place, r in enumerate(rows, 1))
+    chart = f"chart-{number}"
+    title = "Standings: all games" if scope == "all games" else f"Standings: {scope}"
+    note = notes.get(scope)
+    points = f'<p class="note">{html.escape(f"Points: {note}.")}</p>' if note else ""
+    return (f'<section id="standings-{number}"><h2>{html.escape(title)}</h2>'
+            f'<table class="standings sortable filter" data-game="{_attr(scope)}" data-chart="{chart}">'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{points}"
+            f"<figure>{_chart(chart, rows)}<figcaption>{html.escape(_chart_caption(scope, rows, sets))}"
+            "</figcaption></figure></section>")
+
+
+#: the chart's geometry (SVG user units, one per CSS pixel at full width)
+_WIDTH, _LABELS, _VALUES, _ROW, _TOP, _PAD = 760, 170, 150, 22, 26, 6
+
+
+def _ticks(low: float, high: float) -> list[float]:
+    """Round tick values (steps of 1, 2, 2.5 or 5 times a power of ten, 3 to 8 of them) covering
+    low..high; the first and last are the axis's ends."""
+    if high - low < 1e-9:
+        low, high = low - 50, high + 50
+    raw = (high - low) / 6
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first, last = math.floor(low / step), math.ceil(high / step)
+    return [round(k * step, 6) for k in range(first, last + 1)]
+
+
+def _chart(chart_id: str, rows: list[dict[str, Any]]) -> str:
+    """The rating chart of a standings table, drawn here: a row per entrant in the table's order,
+    its rating a dot and its 95% interval a bar (none when there is no interval), on one axis."""
+    numbers = [r.get(k) for r in rows for k in ("rating", "low", "high")]
+    values = [v for v in numbers if isinstance(v, (int, float))] or [0.0]
+    ticks = _ticks(min(values), max(values))
+    low, high = ticks[0], ticks[-1]
+    span = _WIDTH - _LABELS - _VALUES
+
+    def x(value: float) -> float:
+        return round(_LABELS + (value - low) / (high - low) * span, 2)
+
+    height = _TOP + _ROW * len(rows) + _PAD
+    parts = [f'<svg id="{chart_id}" class="chart" width="{_WIDTH}" height="{height}" viewBox="0 0 {_WIDTH} {height}" '
+             f'data-top="{_TOP}" data-step="{_ROW}" data-pad="{_PAD}" role="img" '
+             'aria-label="each entrant\'s rating (dot) and 95% interval (bar)">',
+             f'<text x="{_LABELS - 34}" y="{_TOP - 10}" text-anchor="end" class="tick">rating</text>']
+    for tick in ticks:
+        cls = "zero" if tick == 0 else "grid"
+        parts.append(f'<line class="{cls}" x1="{x(tick)}" x2="{x(tick)}" y1="{_TOP - 6}" y2="100000"/>'
+                     f'<text class="tick" x="{x(tick)}" y="{_TOP - 10}" text-anchor="middle">{tick:g}</text>')
+    for i, r in enumerate(rows):
+        rating, lo, hi = r.get("rating"), r.get("low"), r.get("high")
+        name = str(r["entrant"])
+        shown = name if len(name) <= 24 else name[:23] + "…"
+        middle = _ROW // 2
+        interval = isinstance(lo, (int, float)) and isinstance(hi, (int, float))
+        rated = isinstance(rating, (int, float))
+        interval = rated and interval
+        said = (f"{rating:.1f} [{lo:.1f}, {hi:.1f}]" if interval else f"{rating:.1f} (no interval)" if rated
+                else "no rating")
+        parts.append(f'<g class="row" data-e="{_attr(name)}" transform="translate(0,{_TOP + i * _ROW})">'
+                     f"<title>{html.escape(f'{name}: rating {said}')}</title>"
+                     f'<rect class="band" x="0" y="0" width="{_WIDTH}" height="{_ROW}"/>'
+                     f'<text class="name" x="{_LABELS - 10}" y="{middle + 4}" text-anchor="end">{html.escape(shown)}</text>')
+        if interval:
+            parts.append(f'<rect class="ci" x="{x(lo)}" y="{middle - 4}" width="{round(x(hi) - x(lo), 2)}" height="8" '
+                         'rx="3"/>')
+        if rated:
+            parts.append(f'<circle class="pt" cx="{x(rating)}" cy="{middle}" r="4.5"/>')
+        parts.append(f'<text class="value" x="{_WIDTH - _VALUES + 12}" y="{middle + 4}">{html.escape(said)}</text></g>')
+    return "".join(parts) + "</svg>"
+
+
+def _chart_caption(scope: str, rows: list[dict[str, Any]], sets: dict[str, int]) -> str:
+    """What the chart's numbers are (said in full under the first chart, the overall one) and how
+    sure they are."""
+    from referee.tournament.ratings import RESAMPLES
+
+    text = "Dot: the rating; bar: its 95% interval; one axis for the whole chart, rows in the table's order. "
+    if scope == "all games":
+        text += ("The rating is a Plackett-Luce fit of every match's finishing order on an Elo-like scale, mean 0 "
+                 "over the table's entrants: 400 points apart, the stronger finishes ahead of the weaker 10 times "
+                 "as often (100 points: about 64% of the time). The interval is the 2.5th to 97.5th percentile of "
+                 f"the rating refitted on {RESAMPLES} bootstrap resamples of the duplicate sets (a deal's matches "
+                 "under every seating drawn together, each game's apart): how far the rating could move had other "
+                 "deals been dealt. Entrants whose bars overlap are not told apart. Here each entrant is rated "
+                 "across every game it played, in one fit: this compares fairly only entrants of the same games "
+                 "(the per-game charts compare the others). ")
+    else:
+        text += "What the numbers are: under the first chart. "
+    text += "Duplicate sets: " + ", ".join(f"{game} {count}" for game, count in sets.items()) + "."
+    if any(count == 1 for count in sets.values()):
+        text += (" A game of a single deal has its tables resampled instead (each table's seatings together):"
+                 " there the interval says how far a rating could move at other tables, not with other deals.")
+    if any(count < 10 for count in sets.values()):
+        text += " With under ten sets or so, read an interval as rough."
+    if any(r.get("low") is None or r.get("high") is None for r in rows):
+        text += " No bar: no interval was computed for that entrant (its rating alone)."
+    return text
+
+
+# -- the head-to-head matrix ----------------------------------------------------------------------
+
+_RED, _NEUTRAL, _GREEN = (192, 57, 43), (244, 244, 241), (30, 132, 73)
+
+
+def _colour(share: float) -> str:
+    """A cell's background: red at 0, neutral at 0.5, green at 1 (linear between)."""
+    share = min(1.0, max(0.0, share))
+    start, end, t = (_RED, _NEUTRAL, share * 2) if share < 0.5 else (_NEUTRAL, _GREEN, share * 2 - 1)
+    return "#" + "".join(f"{round(a + (b - a) * t):02x}" for a, b in zip(start, end))
+
+
+def _seen_from(pair: dict[str, Any], row: str) -> dict[str, Any]:
+    """A head-to-head pair seen from `row`'s side (its entrant, or its opponent: then ahead and
+    behind swap, the points difference and its interval change sign, LOS becomes 1 - LOS)."""
+    if pair["entrant"] == row:
+        return pair
+    low, high = pair.get("diff_low"), pair.get("diff_high")
+    return {**pair, "entrant": pair["opponent"], "opponent": pair["entrant"], "ahead": pair["behind"],
+            "behind": pair["ahead"], "mean_diff": -pair["mean_diff"], "diff_low": None if high is None else -high,
+            "diff_high": None if low is None else -low, "los": round(1 - pair["los"], 4)}
+
+
+def share_ahead(pair: dict[str, Any]) -> float:
+    """The share of a pair's meetings in which its entrant finished ahead of its opponent, a tie
+    counting half (so the two sides' shares add up to 1)."""
+    return (pair["ahead"] + pair["ties"] / 2) / pair["matches"] if pair["matches"] else 0.5
+
+
+def _tooltip(game: str, p: dict[str, Any]) -> str:
+    interval = ("no interval: a single duplicate set" if p.get("diff_low") is None or p.get("diff_high") is None
+                else f"95% interval {p['diff_low']:.2f} to {p['diff_high']:.2f} over {p['sets']} duplicate sets")
+    return (f"{p['entrant']} against {p['opponent']} ({game}): {p['matches']} matches, ahead in {p['ahead']}, "
+            f"behind in {p['behind']}, level in {p['ties']}. Points difference per match {p['mean_diff']:+.2f} "
+            f"({interval}). Likelihood of superiority {p['los']:.3f}.")
+
+
+def _matrix_html(number: int, game: str, pairs: list[dict[str, Any]], order: list[str], note: str | None) -> str:
+    """A game's head-to-head as a coloured matrix (entrants by rows, opponents by columns, in the
+    game's standings order), and every pair's numbers in a table under it."""
+    from referee.tournament.head_to_head import COLUMNS
+
+    met = {}
+    for p in pairs:
+        met[(p["entrant"], p["opponent"])] = met[(p["opponent"], p["entrant"])] = p
+    order = order + sorted({n for p in pairs for n in (p["entrant"], p["opponent"])} - set(order))
+    head = '<th class="l">entrant \u2193 opponent \u2192</th>' + "".join(f'<th class="v" title="{_attr(o)}"><span>{html.escape(o)}</span></th>'
+                                                  for o in order)
+    body = []
+    for row in order:
+        cells = []
+        for opponent in order:
+            pair = met.get((row, opponent))
+            if row == opponent:
+                cells.append('<td class="self"></td>')
+            elif pair is None:
+                cells.append(f'<td class="muted" title="{_attr(f"{row} never met {opponent}")}">·</td>')
+            else:
+                seen = _seen_from(pair, row)
+                share = share_ahead(seen)
+                ink = "#fff" if abs(share - 0.5) > 0.3 else "#1d2430"
+                cells.append(f'<td data-v="{share:.4f}" style="background:{_colour(share)};color:{ink}" '
+                             f'title="{_attr(_tooltip(game, seen))}">{round(share * 100)}%</td>')
+        body.append(f'<tr data-e="{_attr(row)}"><th class="l">{_entrant_link(row)}</th>{"".join(cells)}</tr>')
+    names = ("entrant", "opponent")
+    detail_head = "".join(f'<th class="{"l" if k in names else ""}">{html.escape(k)}</th>' for k in COLUMNS)
+    detail = "".join("<tr>" + "".join(_cell("-" if p.get(k) is None else p[k], "l" if k in names else "")
+                                      for k in COLUMNS) + "</tr>" for p in pairs)
+    points = f" ({game}'s points: {note})" if note else ""
+    caption = (f"Each cell: the share of the two entrants' meetings in which the row's entrant finished ahead of "
+               f"the column's, ties counting half, in percent: green above 50%, red below, neutral at 50%. "
+               f"Rows and columns in {game}'s standings order; a cell's tooltip gives the matches, the points "
+               f"difference per match with its 95% interval{points} and the likelihood of superiority "
+               "(Phi((ahead - behind) / sqrt(ahead + behind)): above 0.95, the row's entrant is very likely the "
+               "stronger).")
+    return (f'<section id="h2h-{number}"><h2>{html.escape(f"Head to head: {game}")}</h2>'
+            f'<table class="matrix"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+            f'<p class="note">{html.escape(caption)}</p>'
+            "<details><summary>every pair's numbers</summary>"
+            f'<table class="pairs sortable"><thead><tr>{detail_head}</tr></thead><tbody>{detail}</tbody></table>'
+            "</details></section>")
+
+
+# -- the matches ----------------------------------------------------------------------------------
+
+def _matches_html(rows: list[str], notes: list[str]) -> str:
+    points = f" Points: {'; '.join(notes)}." if notes else ""
+    note = (f"Each match's result in finishing order: rank, entrant, points.{points} A click on an entrant's "
+            "name shows its matches only.")
+    return ('<section id="matches"><h2>Matches <span class="muted" id="count-matches"></span></h2>'
+            f'<p class="note">{html.escape(note)}</p>'
+            '<table class="matches sortable filter" data-count="count-matches"><thead><tr><th>#</th>'
+            '<th class="l" title="its viewer page, and its replay">match</th><th class="l">game</th><th>seed</th>'
+            '<th class="l n">result</th><th title="the match\'s faults">faults</th></tr>'
+            f'</thead><tbody>{"".join(rows)}</tbody></table></section>')
+
+
+def _result(rec: dict[str, Any]) -> str:
+    """A match's result by name: "1 alice 120 · 2 bob 80 (2 faults, disq.)", in finishing order."""
+    seats, ranks, scores = rec["seats"], rec["ranks"], rec["scores"]
+    faults, dq = rec["faults"], set(rec.get("disqualified") or [])
+    parts = []
+    order = sorted(range(len(seats)), key=lambda s: (ranks[s], s))
+    for s in order:
+        marks = ([f"{faults[s]} fault{'s' if faults[s] != 1 else ''}"] if faults[s] else []) + (
+            ["disq."] if s in dq else [])
+        mark = f' <span class="bad">({", ".join(marks)})</span>' if marks else ""
+        dot = " ·" if s != order[-1] else ""  # inside: a line never starts with it
+        parts.append(f'<span class="p">{_number(ranks[s])} <span class="e">{html.escape(seats[s])}</span> '
+                     f"{_number(scores[s])}{mark}{dot}</span>")
+    return " ".join(parts)
+
+
+def _match_rows(out: Path, records: list[dict[str, Any]], registry: Any,
+                progress: Callable[[int, int], None] | None) -> tuple[list[str], dict[str, str]]:
     """The index's row of each match, writing its viewer page when missing or older than its
     replay; and the viewer page of each match that has one (by match key, relative to `out`)."""
     rows: list[str] = []
     viewers: dict[str, str] = {}
-    for rec in sorted(records, key=lambda r: r.get("index", 0)):
+    total = len(records)
+    if progress is not None:
+        progress(0, total)
+    for done, rec in enumerate(sorted(records, key=lambda r: r.get("index", 0)), 1):
+        key = str(rec.get("key"))
         replay_rel = str(rec.get("replay") or "")
         replay_path = out / replay_rel if replay_rel else None
-        viewer = ""
+        match = html.escape(key)
         if replay_path is not None and replay_path.is_file():
             page = replay_path.with_name(_stem(replay_path.name) + ".html")
             try:
@@ -127,28 +602,20 @@ def _match_rows(out: Path, records: list[dict[str, Any]], registry: Any) -> tupl
                     rep = load_replay(replay_path)
                     write_viewer(rep, registry.games.get(rep.game), page, assets=out / "viewer", index=out / "index.html")
                 rel = page.relative_to(out).as_posix()
-                viewer = f'<a href="{_href(rel)}">view</a>'
-                viewers[str(rec.get("key"))] = rel
+                match = f'<a href="{_href(rel)}">{html.escape(key)}</a>'
+                viewers[key] = rel
             except UsageError as exc:
-                viewer = f'<span class="bad" title="{html.escape(str(exc))}">no viewer</span>'
-            replay_link = f'<a href="{_href(Path(replay_rel).as_posix())}">replay</a>'
+                match += f' <span class="bad" title="{_attr(exc)}">no viewer</span>'
+            match += f' <a class="r" href="{_href(Path(replay_rel).as_posix())}">replay</a>'
         else:
-            replay_link = '<span class="muted">missing</span>'
-        seats = rec.get("seats") or []
-        faults = rec.get("faults") or []
-        dq = set(rec.get("disqualified") or [])
-
-        def seat_cell(values):
-            return ", ".join(html.escape(str(v)) for v in values)
-
-        flagged = sum(f for f in faults if isinstance(f, int))
-        rows.append(
-            "<tr>" + _cell(rec.get("index")) + _cell(rec.get("game"), "l") + _cell(rec.get("seed"))
-            + f'<td class="l">{seat_cell(seats)}</td><td>{seat_cell(rec.get("scores") or [])}</td>'
-            + f'<td>{seat_cell(rec.get("ranks") or [])}</td>'
-            + f'<td class="{"bad" if flagged else ""}">{seat_cell(faults)}'
-            + (f" (disq. {seat_cell(sorted(dq))})" if dq else "") + "</td>"
-            + f'<td class="l">{viewer}</td><td class="l">{replay_link}</td></tr>')
+            match += ' <span class="muted">(replay missing)</span>'
+        flagged = sum(rec["faults"])
+        seed = rec.get("seed")
+        faults = f'<td class="bad">{_number(flagged)}</td>' if flagged else "<td></td>"
+        rows.append(f"<tr><td>{_number(rec.get('index'))}</td><td>{match}</td><td>{html.escape(str(rec['game']))}</td>"
+                    f"<td>{'' if seed is None else html.escape(_number(seed))}</td><td>{_result(rec)}</td>{faults}</tr>")
+        if progress is not None:
+            progress(done, total)
     return rows, viewers
 
 
@@ -174,32 +641,19 @@ def _faults_html(faults: list[dict[str, Any]], out: Path, viewers: dict[str, str
     def logs(row) -> list[str]:
         return [str(log) for log in row.get("logs") or []]
 
-    head = ('<tr><th class="l">entrant</th><th class="l">kind</th><th>count</th><th class="l">first matches</th>'
-            '<th class="l">logs</th><th class="l">first fault</th></tr>')
+    head = ('<tr><th class="l">entrant</th><th class="l">kind</th><th>count</th><th class="l n">first matches</th>'
+            '<th class="l n">logs</th><th class="l">first fault</th></tr>')
     body = "".join(
-        "<tr>" + _cell(r.get("entrant"), "l") + _cell(r.get("kind"), "l") + _cell(r.get("count"))
+        f'<tr data-e="{_attr(r.get("entrant"))}">' + _cell(r.get("entrant"), "l") + _cell(r.get("kind"), "l")
+        + _cell(r.get("count"))
         + '<td class="l">' + ", ".join(link(viewers.get(str(m)), str(m)) for m in r.get("first_matches") or [])
         + '</td><td class="l">' + ", ".join(link(log if _inside(out, log) else None, log) for log in logs(r))
         + "</td>" + _cell(example(r), "l wrap") + "</tr>" for r in faults)
-    return f'<section><h2>Faults</h2><table class="faults">{head}{body}</table></section>'
+    return (f'<section id="faults"><h2>Faults</h2><table class="faults sortable filter"><thead>{head}</thead>'
+            f"<tbody>{body}</tbody></table></section>")
 
 
 def _inside(out: Path, rel: str) -> bool:
     """Whether `rel` names a file that exists under `out` (a seat log the index may link to)."""
     path = (out / rel).resolve()
     return path.is_file() and path.is_relative_to(out.resolve())
-
-
-def _head_to_head_html(pairs_by_game: dict[str, list[dict[str, Any]]]) -> str:
-    """The head-to-head tables of the index, one per game (columns as in standings.json)."""
-    from referee.tournament.head_to_head import COLUMNS
-
-    names = ("entrant", "opponent")
-    head = "".join(f'<th class="{"l" if k in names else ""}">{html.escape(k)}</th>' for k in COLUMNS)
-    sections = []
-    for game, pairs in pairs_by_game.items():
-        body = "".join("<tr>" + "".join(_cell("-" if p.get(k) is None else p[k], "l" if k in names else "")
-                                        for k in COLUMNS) + "</tr>" for p in pairs)
-        sections.append(f"<section><h2>{html.escape(f'Head to head: {game}')}</h2><table><tr>{head}</tr>{body}"
-                        "</table></section>")
-    return "".join(sections)
