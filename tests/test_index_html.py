@@ -101,7 +101,9 @@ def test_the_index_shows_the_fault_table_with_links_and_a_bots_text_escaped(tmp_
             (out / "replays" / f"{key}.seat0.log").write_text("stderr\n")
         lines.append({"type": "match", "index": index, "key": key, "game": "maumau", "seed": 3,
                       "seats": [entrant, "random"], "scores": result["scores"], "ranks": result["ranks"],
-                      "faults": result["faults"], "disqualified": [], "fault_log": result["fault_log"],
+                      "faults": result["faults"], "disqualified": [],
+                      # each fault names its seat's log (the runner's, when the bot wrote to stderr)
+                      "fault_log": [{**f, "log": f"{key}.seat{f['seat']}.log"} for f in result["fault_log"]],
                       "decisions": 1, "seconds": 0.1, "replay": f"replays/{key}.jsonl"})
     (out / "journal.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     (fault,) = result["fault_log"]
