@@ -232,6 +232,13 @@ class Describer:
         deal_end field other than the first ("total " before a running total; generic: "")."""
         return ""
 
+    def deal_note(self, key: str, value: Any, names: Names) -> str | None:
+        """What the HTML viewer's scores panel says of a deal_end field that is not one value per
+        seat, in words, or None to leave it out (generic: `key: value`, a seat by its name)."""
+        if key in self.seat_keys and type(value) is int:
+            value = names(value).plain
+        return f"{key}: {'none' if value is None else str(value).lower() if isinstance(value, bool) else value}"
+
     # -- the HTML viewer ----------------------------------------------------------------------
 
     def zone(self, name: str) -> Zone:

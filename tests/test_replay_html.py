@@ -12,6 +12,7 @@ import json
 import re
 import shlex
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -505,3 +506,256 @@ def test_replay_html_command(tmp_path):
     for args in (("--html", str(out), "--deal", "1"), ("--index", str(tmp_path))):
         proc = referee("replay", str(path), *args)
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+
+
+# -- issue 18: the viewer's fixes, its seat selector, its shared assets ----------------------------
+
+WIDTHS = (1400, 800)
+
+
+def at_width(tools: DevTools, width: int) -> None:
+    tools.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+
+
+def renamed(path: Path, names: list[str]) -> Path:
+    """The replay with its players renamed (the names are only shown, never checked)."""
+    recs = [json.loads(line) for line in path.read_text().splitlines()]
+    for player, name in zip(recs[0]["players"], names):
+        player["name"] = name
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def wait_for(tools: DevTools, expression: str, expected) -> None:
+    deadline = time.monotonic() + 30
+    while tools.js(expression) != expected:
+        assert time.monotonic() < deadline, (expression, tools.js(expression), expected)
+        time.sleep(0.05)
+
+
+LONG_NAMES = ["python-smart-bot-with-a-long-name", "averyveryverylongbotnamewithnobreakinit",
+              "javascript-bot (node bots/javascript/bot.js)", "c-bot"]
+
+
+@pytest.mark.parametrize("game", ["mayor", "presidente"])
+def test_every_seats_score_column_lies_inside_the_scores_panel(browser, tmp_path, game):
+    # issue 18: the 4th seat's score column was cut off at 1400 px
+    path = renamed(play(tmp_path, game), LONG_NAMES)
+    page = write_viewer(load_replay(path), REGISTRY.game(game), tmp_path / "scores.html")
+    outside = """(() => {
+      const box = document.getElementById('scores').closest('.panel').getBoundingClientRect();
+      const cells = [...document.querySelectorAll('#scores th, #scores td')];
+      return [cells.length, cells.filter((c) => { const r = c.getBoundingClientRect();
+        return r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.right > window.innerWidth; })
+        .map((c) => c.textContent)];
+    })()"""
+    for width in WIDTHS:
+        at_width(browser, width)
+        browser.open(page)
+        browser.key("End", 35)
+        cells, cut = browser.js(outside)
+        assert cells > 5 * (len(LONG_NAMES) + 1) and cut == [], (width, cut)
+        browser.screenshot(ARTIFACTS / f"replay-{game}-scores-{width}.png")
+    at_width(browser, 1400)
+
+
+def test_only_a_fault_is_marked_a_fault_and_a_disqualified_seats_moves_are_the_fallbacks(browser, tmp_path):
+    # issue 18: after a disqualification every fallback move was marked as a fault
+    replay = load_replay(disqualified_match(tmp_path, "third fault"))
+    faulted = sum(1 for r in replay.records if r["type"] == "move" and r.get("fault"))
+    page = write_viewer(replay, REGISTRY.game("presidente"), tmp_path / "dq.html")
+    frames = page_data(page.read_text())["frames"]
+    first = disqualified_from(frames, "third fault")
+    assert sum(1 for f in frames if "fault" in f) == faulted == 3
+    later = [k for k, f in enumerate(frames) if f.get("who") == 0 and k > first]
+    assert later and all(frames[k].get("fb") == 1 and "fault" not in frames[k] for k in later)
+    browser.open(page)
+    assert browser.js("document.querySelectorAll('#ticks i.f').length") == faulted
+    shown = browser.js(f"{json.dumps([first, *later[:5]])}.map((k) => {{ show(k); const now = document.getElementById('now');"
+                       " return [now.querySelector('.fault') !== null, (now.querySelector('.fb') || {}).textContent || null]; })")
+    assert shown[0] == [True, None]
+    assert all(fault is False and "fallback" in fb for fault, fb in shown[1:]), shown
+    browser.key("End", 35)
+    browser.js(f"show({later[-1]})")
+    assert browser.js("document.querySelectorAll('#log li.mv.fb').length") >= 1
+    assert browser.js("document.querySelectorAll('#log li.flt').length") == sum(
+        1 for k, f in enumerate(frames) if "fault" in f and f["d"] == frames[later[-1]]["d"] and k <= later[-1])
+
+
+def test_the_end_buttons_go_to_the_first_and_last_step_and_the_deal_buttons_step_deals(browser, tmp_path):
+    # issue 18: |◀ and ▶| stepped a deal
+    page = write_viewer(load_replay(play(tmp_path, "mayor")), REGISTRY.game("mayor"), tmp_path / "ends.html")
+    frames = page_data(page.read_text())["frames"]
+    starts = [k for k, f in enumerate(frames) if k == 0 or f["d"] != frames[k - 1]["d"]]
+    assert len(starts) >= 3
+    browser.open(page)
+
+    def click(button: str) -> int:
+        browser.js(f"document.getElementById('{button}').click()")
+        return int(browser.js("document.body.dataset.frame"))
+
+    browser.js(f"show({starts[1] + 3})")
+    assert click("blast") == len(frames) - 1
+    assert click("bfirst") == 0
+    assert click("bndeal") == starts[1] and click("bndeal") == starts[2]
+    browser.js(f"show({starts[2] + 2})")
+    assert click("bpdeal") == starts[2] and click("bpdeal") == starts[1]
+    browser.key("End", 35)
+    assert int(browser.js("document.body.dataset.frame")) == len(frames) - 1
+    browser.key("PageUp", 33)
+    assert int(browser.js("document.body.dataset.frame")) == starts[-1]
+    browser.key("Home", 36)
+    assert int(browser.js("document.body.dataset.frame")) == 0
+    help_line = browser.js("document.getElementById('help').textContent")
+    assert all(k in help_line for k in ("PgUp", "PgDn", "Home", "End")), help_line
+
+
+def test_the_address_follows_the_step_and_the_view_and_opens_there(browser, tmp_path):
+    # issue 18: no link to a moment of a match
+    page = write_viewer(load_replay(play(tmp_path, "maumau")), REGISTRY.game("maumau"), tmp_path / "hash.html")
+    browser.open(page)
+    length = browser.js("history.length")
+    browser.key("ArrowRight", 39, times=3)
+    wait_for(browser, "location.hash", "#s=3")
+    browser.js("show(12)")
+    wait_for(browser, "location.hash", "#s=12")
+    browser.js("setView(3)")  # seat 2's view: the step kept
+    wait_for(browser, "location.hash", "#s=12&v=2")
+    assert browser.js("document.body.dataset.frame") == "12" and browser.js("history.length") == length
+    browser.call("Page.navigate", url=page.resolve().as_uri() + "#s=7&v=1")  # a link within the open page
+    wait_for(browser, "document.body.dataset.frame", "7")
+    assert browser.js("document.body.dataset.view") == "1"
+    browser.call("Page.navigate", url="about:blank")
+    browser.call("Page.navigate", url=page.resolve().as_uri() + "#s=5&v=0")  # a page opened with a hash
+    wait_for(browser, "document.readyState === 'complete' && document.body.dataset.ready", "1")
+    assert browser.js("document.body.dataset.frame") == "5" and browser.js("document.body.dataset.view") == "0"
+    assert browser.js("document.getElementById('view').textContent").startswith("seen by seat 0")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_seat_selector_shows_each_seats_view_as_its_own_page_does(browser, tmp_path, game):
+    # issue 18: switching between seats' views without regenerating; the step kept
+    replay = load_replay(play(tmp_path, game))
+    page = write_viewer(replay, REGISTRY.game(game), tmp_path / "views.html")
+    data = page_data(page.read_text())
+    assert [v["seat"] for v in data["views"]] == list(range(GAMES[game]))
+    browser.open(page)
+    options = browser.js("[...document.querySelectorAll('#viewsel option')].map((o) => o.textContent)")
+    assert options == ["all hands"] + [f"seat {s}: {n}" for s, n in enumerate(replay.names())]
+    browser.js("show(9)")
+    for seat in range(GAMES[game]):
+        browser.js(f"(() => {{ const s = document.getElementById('viewsel'); s.value = '{seat + 1}';"
+                   " s.dispatchEvent(new Event('change')); })()")
+        assert browser.js("document.body.dataset.frame") == "9" and browser.js("document.body.dataset.view") == str(seat)
+        own = viewer_data(replay, REGISTRY.game(game), seat)
+        # the frames the script expands from the page's compact form: the seat's own page's
+        # (less the observation panel's `obs`)
+        assert browser.js("F") == [{k: v for k, v in f.items() if k != "obs"} for f in own["frames"]], seat
+        assert browser.js("V.deals") == own["deals"]
+        assert sorted(dom_hand(browser, seat)) == sorted(own["frames"][9]["h"][seat])
+        assert all(dom_hand(browser, other) == [] for other in range(GAMES[game]) if other != seat)
+    browser.key("v", 86)  # the last seat's view, then the whole match
+    assert browser.js("document.body.dataset.view") == ""
+    assert browser.js("F") == data["frames"]
+    at_width(browser, 800)
+    browser.js("setView(2)")
+    browser.screenshot(ARTIFACTS / f"replay-{game}-view1-800.png")
+    at_width(browser, 1400)
+    # a seat's own page holds its view only, and no selector
+    seat_page = write_viewer(replay, REGISTRY.game(game), tmp_path / "seat1.html", seat=1)
+    assert "views" not in page_data(seat_page.read_text())
+    browser.open(seat_page)
+    assert browser.js("getComputedStyle(document.getElementById('viewsl')).display") == "none"
+
+
+def with_debug(path: Path) -> tuple[Path, dict[int, str]]:
+    """The replay with a debug text on each move of seats 0 and 1 (as the runner keeps a bot's
+    `debug`): "<b>seat S move K</b>", markup that must stay text."""
+    recs = [json.loads(line) for line in path.read_text().splitlines()]
+    texts = {}
+    for k, rec in enumerate(recs):
+        if rec["type"] == "move" and rec["seat"] in (0, 1):
+            rec["debug"] = texts[k] = f"<b>seat {rec['seat']} move {k}</b> thinking"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path, texts
+
+
+def test_a_moves_debug_text_is_shown_beside_it_in_the_whole_match_and_its_own_seats_view_only(browser, tmp_path):
+    # issue 18: a bot's debug text beside its move; another seat never sees it
+    path, texts = with_debug(play(tmp_path, "maumau"))
+    replay, game = load_replay(path), REGISTRY.game("maumau")
+    whole = viewer_data(replay, game)
+    shown = [f["dbg"] for f in whole["frames"] if "dbg" in f]
+    assert shown == list(texts.values())
+    for seat in range(GAMES["maumau"]):
+        own = [f["dbg"] for f in viewer_data(replay, game, seat)["frames"] if "dbg" in f]
+        assert own == [t for t in texts.values() if t.startswith(f"<b>seat {seat} ")], seat
+        (view,) = [v for v in whole["views"] if v["seat"] == seat]
+        assert [f["dbg"] for f in view["frames"] if "dbg" in f] == own
+    page = write_viewer(replay, game, tmp_path / "debug.html")
+    browser.open(page)
+    k = next(k for k, f in enumerate(whole["frames"]) if "dbg" in f)
+    browser.js(f"show({k})")
+    assert browser.js("document.querySelector('#now .dbg .dt').textContent") == whole["frames"][k]["dbg"]
+    assert browser.js("document.querySelector('#log li.cur .dbg .dt').textContent") == whole["frames"][k]["dbg"]
+    assert browser.js("document.querySelectorAll('b').length") == 0
+    browser.js("setView(3)")  # seat 2 never sees the others' debug text
+    assert each_frame(browser, "document.querySelectorAll('.dbg').length") == [0] * len(whole["frames"])
+    browser.screenshot(ARTIFACTS / "replay-maumau-debug.png")
+
+
+def test_a_tournaments_pages_link_one_shared_script_and_style_and_the_index(browser, tmp_path):
+    # issue 18: one viewer for a whole tournament, each page only its data
+    out = tmp_path / "out"
+    replays = [play(tmp_path, game) for game in ("maumau", "presidente")]
+    pages = [out / "replays" / f"{p.stem}.html" for p in replays]
+    for path, page in zip(replays, pages):
+        write_viewer(load_replay(path), REGISTRY.game(load_replay(path).game), page, assets=out / "viewer",
+                     index=out / "index.html")
+    assets = [out / "viewer" / "viewer.js", out / "viewer" / "viewer.css"]
+    inline = render_viewer(load_replay(replays[0]), REGISTRY.game("maumau"))
+    for asset in assets:
+        assert asset.read_text() in inline  # the same script and style a lone page inlines
+    before = [a.stat().st_mtime_ns for a in assets]
+    assets[1].write_text("stale")
+    write_viewer(load_replay(replays[0]), REGISTRY.game("maumau"), pages[0], assets=out / "viewer",
+                 index=out / "index.html")
+    assert assets[0].stat().st_mtime_ns == before[0] and assets[1].read_text() in inline  # rewritten when it differs
+    assert sorted(p.name for p in (out / "viewer").iterdir()) == ["viewer.css", "viewer.js"]  # no temporary left
+    text = pages[0].read_text()
+    assert '<script src="../viewer/viewer.js"></script>' in text and 'href="../viewer/viewer.css"' in text
+    assert "<style>" not in text and len(text) < len(inline) - 15000
+    assert page_data(text) == page_data(inline)
+    (out / "index.html").write_text("<!DOCTYPE html><title>the index</title><body>index</body>")
+    browser.open(pages[1])
+    assert browser.js("document.querySelectorAll('#seat-3 .card').length") > 0  # drawn by the shared script
+    assert browser.js("getComputedStyle(document.getElementById('table')).borderRadius") == "28px"  # the shared style
+    assert browser.js("document.getElementById('back').href") == (out / "index.html").resolve().as_uri()
+    browser.js("document.getElementById('back').click()")
+    wait_for(browser, "document.title", "the index")
+    assert 'id="back"' not in inline  # a lone page links no index
+
+
+def test_presidentes_deal_notes_are_words_not_field_names(browser, tmp_path):
+    # issue 18: Presidente showed raw field names ("fallen: none") under the scores
+    path = play(tmp_path, "presidente")
+    ends = [r for r in load_replay(path).records if r["type"] == "deal_end"]
+    assert any(e.get("fallen") is None for e in ends)
+    page = write_viewer(load_replay(path), REGISTRY.game("presidente"), tmp_path / "notes.html")
+    frames = [d["frame"] for d in page_data(page.read_text())["deals"]]
+    browser.open(page)
+    notes = browser.js(f"{json.dumps(frames)}.map((k) => {{ show(k); return document.getElementById('notes').textContent; }})")
+    for end, note in zip(ends, notes):
+        assert "fallen" not in note and "None" not in note, note
+        assert ("fell" in note) == (end.get("fallen") is not None), (end, note)
+
+
+def test_a_browser_without_decompression_stream_is_told_so(browser, tmp_path):
+    page = write_viewer(load_replay(play(tmp_path, "maumau")), REGISTRY.game("maumau"), tmp_path / "old.html")
+    hook = browser.call("Page.addScriptToEvaluateOnNewDocument", source="delete window.DecompressionStream;")
+    try:
+        browser.call("Page.navigate", url=page.resolve().as_uri())
+        wait_for(browser, "document.readyState === 'complete' && document.body.dataset.ready", "error")
+        assert "DecompressionStream" in browser.js("document.getElementById('warning').textContent")
+    finally:
+        browser.call("Page.removeScriptToEvaluateOnNewDocument", identifier=hook["identifier"])

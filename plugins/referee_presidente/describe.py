@@ -134,6 +134,11 @@ class PresidenteDescriber(Describer):
     def score_prefix(self, key: str) -> str:
         return "place " if key == "places" else "total " if key == "totals" else ""
 
+    def deal_note(self, key: str, value: Any, names: Names) -> str | None:
+        if key == "fallen":  # P-8: the reigning President who did not finish first
+            return None if value is None else f"{names(value).plain} fell: the reigning President is Slave"
+        return super().deal_note(key, value, names)
+
     def zone(self, name: str) -> Zone:
         if name == "table":
             return Zone("table", center=True)

@@ -20,6 +20,7 @@ Nothing of it comes from the whole state: `zones()` is read by the whole-match v
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import html
 import json
@@ -43,9 +44,69 @@ DEBUG_CAP = 2000
 _WORD = re.compile(r"\w+", re.ASCII)
 
 
+@functools.lru_cache(maxsize=256)
 def _hand_seat(zone: str) -> int | None:
     m = _HAND_ZONE.fullmatch(zone)
     return int(m.group(1)) if m else None
+
+
+class _Voice:
+    """How a seat's view words the whole match's lines: the seat's name followed by " (you)", as
+    `Names` writes it for the seat (no describer words a line otherwise for one seat than for
+    another: each is told once, with the whole match's names, for every view of a page)."""
+
+    def __init__(self, names: list[str], seat: int | None) -> None:
+        self.names = names
+        self.plain, self.own = (f"[{seat}] {names[seat]}", f"[{seat}] {names[seat]} (you)") \
+            if seat is not None else ("", "")
+
+    def line(self, base: dict[str, Any], k: int) -> str | None:
+        """Line k of the base frame's story (-1: its move line), as this view words it."""
+        if k == -1:
+            if "act" not in base or not isinstance(base.get("who"), int):
+                return None
+            text = f"[{base['who']}] {self.names[base['who']]} {base['act']}"
+        else:
+            text = base["log"][k]
+        return self.say(text)
+
+    def say(self, text: str) -> str:
+        return text.replace(self.plain, self.own) if self.plain else text
+
+
+class _Told:
+    """What each seat is told at one step (its observation, and the parts it reads there), asked
+    once for all the views a page builds."""
+
+    def __init__(self, state, d: Describer, names: Names) -> None:
+        self.state, self.d, self.names = state, d, names
+        self._obs: dict[int, Any] = {}
+        self._roles: dict[int, dict[Any, list[str]]] = {}
+        self._texts: dict[int, str | None] = {}
+        self._act: str | None = None
+
+    def obs(self, seat: int) -> Any:
+        if seat not in self._obs:
+            self._obs[seat] = self.state.observe(seat)
+        return self._obs[seat]
+
+    def roles(self, seat: int) -> dict[Any, list[str]]:
+        if seat not in self._roles:
+            self._roles[seat] = self.d.observation_roles(self.obs(seat), seat)
+        return self._roles[seat]
+
+    def text(self, event: Event) -> str | None:
+        """The event's story line, with the whole match's names (None: not told)."""
+        if id(event) not in self._texts:
+            text = event_text(event, self.names, self.d)
+            self._texts[id(event)] = None if text is None else text.plain
+        return self._texts[id(event)]
+
+    def act(self, move: dict[str, Any]) -> str:
+        """The step's move in words."""
+        if self._act is None:
+            self._act = action_text(move.get("action"), self.d).plain
+        return self._act
 
 
 class _Frames:
@@ -56,14 +117,16 @@ class _Frames:
         self.d = describer_of(game)
         self.n = replay.players
         self.names = Names(replay.names(), seat)
+        self.voice = _Voice(replay.names(), seat)
         self.frames: list[dict[str, Any]] = []
         self.deals: list[dict[str, Any]] = []
         self.by: dict[str, int] = {}  # card -> the seat that last played it (this deal)
         self.disqualified: frozenset[int] = frozenset()  # after the last step added
+        self.told: _Told | None = None  # what the seats are told at the step being added
 
     # -- the parts of a frame --------------------------------------------------------------------
 
-    def _lines(self, outputs: list[Any], move: dict[str, Any] | None) -> list[str]:
+    def _lines(self, outputs: list[Any], move: dict[str, Any] | None, told: _Told) -> list[str]:
         events = [o for o in outputs if type(o) is Event]
         if self.seat is None:
             keep = {id(e) for e in omniscient(events, self.d)}
@@ -80,9 +143,9 @@ class _Frames:
                 lines.append(f"deal {number} dealt by {self.names(o.data.get('dealer')).plain}; your hand: "
                              + " ".join(str(c) for c in o.data.get("hand") or []))
         for e in visible:
-            text = event_text(e, self.names, self.d)
+            text = told.text(e)
             if text is not None:
-                lines.append(text.plain)
+                lines.append(self.voice.say(text))
         return lines
 
     def _note_played(self, outputs: list[Any]) -> list[tuple[int, list[str]]]:
@@ -133,13 +196,12 @@ class _Frames:
                 piles.append({"l": zone.label, "cards": cards, "n": n})
         return hands, counts, center, piles
 
-    def _parts(self, state, obs: Any) -> list[list[str]] | None:
+    def _parts(self, told: _Told) -> list[list[str]] | None:
         """Each seat's part in the deal (candidate, president...), as this view knows it: a seat's
         view from its observation; the whole match from every seat's, together. None: no part."""
-        told = [(self.seat, obs)] if self.seat is not None else [(s, state.observe(s)) for s in range(self.n)]
         parts: list[list[str]] = [[] for _ in range(self.n)]
-        for seat, seen in told:
-            for who, words in self.d.observation_roles(seen, seat).items():
+        for seat in [self.seat] if self.seat is not None else range(self.n):
+            for who, words in told.roles(seat).items():
                 if type(who) is int and 0 <= who < self.n:
                     parts[who].extend(w for w in map(str, words) if w not in parts[who])
         return parts if any(parts) else None
@@ -179,7 +241,7 @@ class _Frames:
             frame["dq"] = disqualified
         if move is not None and (self.seat is None or move.get("seat") == self.seat):
             frame["who"] = move.get("seat")
-            frame["act"] = action_text(move.get("action"), self.d).plain
+            frame["act"] = self.told.act(move)
             fault = move.get("fault")
             if isinstance(fault, dict):
                 frame["fault"] = f"{fault.get('kind')}: {fault.get('detail', '')}" + (
@@ -203,9 +265,9 @@ class _Frames:
         for key, value in data.items():
             if key in per_seat or key == "type" or key in self.d.deal_keys:
                 continue
-            if key in self.d.seat_keys and isinstance(value, int):
-                value = self.names(value).plain
-            notes.append(f"{key}: {'none' if value is None else str(value).lower() if isinstance(value, bool) else value}")
+            note = self.d.deal_note(key, value, self.names)  # the game's words, never a raw field
+            if note is not None:
+                notes.append(note)
         self.deals.append({"deal": self.d.deal_of(data), "frame": frame,
                            "cols": {("points" if k == "scores" else k): v for k, v in per_seat.items()},
                            "notes": ", ".join(notes)})
@@ -220,13 +282,15 @@ class _Frames:
 
     # -- the steps -------------------------------------------------------------------------------
 
-    def add(self, step) -> None:
-        """The frames of one re-simulated step (two when the step ends a deal and deals the next)."""
+    def add(self, step, told: _Told) -> None:
+        """The frames of one re-simulated step (two when the step ends a deal and deals the next),
+        `told`: what each seat is told at this step."""
         outputs, move = step.outputs, step.move
+        self.told = told
         self.disqualified = step.disqualified
         # a seat's view: what the seat would be sent now, if asked (the runner's `act` observation)
-        obs = step.state.observe(self.seat) if self.seat is not None else None
-        parts = self._parts(step.state, obs)
+        obs = told.obs(self.seat) if self.seat is not None else None
+        parts = self._parts(told)
         split = next((k for k, o in enumerate(outputs) if type(o) is dict and o.get("type") == "deal"), None)
         if step.index == 0 or split is None:
             plays = self._note_played(outputs)
@@ -246,7 +310,7 @@ class _Frames:
                 done = True
             number = step.number if move is not None else None
             self.frames.append(self._frame(step.state.deal if move is None else step.deal, number, step, move,
-                                           self._lines(outputs, move), table, self._turn(step.state), parts, done,
+                                           self._lines(outputs, move, told), table, self._turn(step.state), parts, done,
                                            self._observation(step.state, obs)))
             self._ends(outputs, len(self.frames) - 1)
             return
@@ -255,12 +319,12 @@ class _Frames:
         plays = self._note_played(before)
         prev = self.frames[-1]
         table = self._collected((prev["h"], prev["c"], prev["ctr"], prev["piles"]), plays, from_hands=True)
-        self.frames.append(self._frame(step.deal, step.number, step, move, self._lines(before, move), table, None,
+        self.frames.append(self._frame(step.deal, step.number, step, move, self._lines(before, move, told), table, None,
                                        prev.get("parts"), True, end=True))
         self._ends(before, len(self.frames) - 1)
         self._note_played(after)
         self.frames.append(self._frame(step.state.deal, None, None, None,
-                                       self._lines(after, None), self._table(step.state, obs), self._turn(step.state),
+                                       self._lines(after, None, told), self._table(step.state, obs), self._turn(step.state),
                                        parts, False, self._observation(step.state, obs)))
         self._ends(after, len(self.frames) - 1)
 
@@ -327,9 +391,11 @@ def _build(replay: Replay, game: Game | None, seats: list[int | None]) -> tuple[
         raise UsageError(f"the {replay.game!r} game is not installed: the viewer re-runs the match")
     builders = [_Frames(replay, game, seat) for seat in seats]
     try:
+        d, names = builders[0].d, Names(replay.names())
         for step in simulate(replay, game):
+            told = _Told(step.state, d, names)
             for builder in builders:
-                builder.add(step)
+                builder.add(step, told)
     except CannotVerify as exc:
         raise UsageError(f"cannot build the viewer: {exc}") from None
     except Mismatch as exc:
@@ -351,25 +417,6 @@ def _build(replay: Replay, game: Game | None, seats: list[int | None]) -> tuple[
 # frame lacks. viewer.js `expand` reads it back, as `_expand` does.
 
 _MISSING = object()
-
-
-class _Voice:
-    """How a seat's view words the whole match's lines: the seat's name followed by " (you)"."""
-
-    def __init__(self, names: list[str], seat: int | None) -> None:
-        self.names = names
-        self.plain, self.own = (f"[{seat}] {names[seat]}", f"[{seat}] {names[seat]} (you)") \
-            if seat is not None else ("", "")
-
-    def line(self, base: dict[str, Any], k: int) -> str | None:
-        """Line k of the base frame's story (-1: its move line), as this view words it."""
-        if k == -1:
-            if "act" not in base or not isinstance(base.get("who"), int):
-                return None
-            text = f"[{base['who']}] {self.names[base['who']]} {base['act']}"
-        else:
-            text = base["log"][k]
-        return text.replace(self.plain, self.own) if self.plain else text
 
 
 def _delta(frame: dict[str, Any], base: dict[str, Any], prev: dict[str, Any], voice: _Voice) -> dict[str, Any]:

@@ -355,6 +355,12 @@ function fromHash() {
   return {s: Number.isNaN(s) ? 0 : s, v: Number.isNaN(v) ? null : v};
 }
 
+function goHash() {
+  const to = fromHash(), k = VIEWS.findIndex((v) => v.seat === to.v);
+  cur = to.s;
+  setView(k >= 0 ? k : 0);
+}
+
 function init() {
   N = D.names.length;
   D.frames = expand(D.frames, [], voice(null));
@@ -384,10 +390,8 @@ function init() {
     else handled = false;
     if (handled) e.preventDefault();
   });
-  const start = fromHash();
-  cur = start.s;
-  const k = VIEWS.findIndex((v) => v.seat === start.v);
-  setView(k >= 0 ? k : 0);
+  goHash();
+  window.addEventListener("hashchange", goHash);  // a link to another moment of the page
   document.body.dataset.ready = "1";
 }
 
