@@ -99,6 +99,16 @@ class DevTools:
                 self.call("Input.dispatchKeyEvent", type=kind, key=key, code=key, windowsVirtualKeyCode=code,
                           nativeVirtualKeyCode=code)
 
+    def click(self, selector: str) -> None:
+        """A real mouse click at the middle of the element (it must be on screen, not covered)."""
+        x, y = self.js(f"(() => {{ const r = document.querySelector({json.dumps(selector)}).getBoundingClientRect();"
+                       " return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+        hit = self.js(f"(() => {{ const e = document.elementFromPoint({x}, {y}), t = document.querySelector({json.dumps(selector)});"
+                      " return e !== null && (e === t || t.contains(e)); })()")
+        assert hit, f"{selector} is not visible at ({x}, {y})"
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
     def open(self, path: Path) -> None:
         self.call("Page.navigate", url=path.resolve().as_uri())
         deadline = time.monotonic() + 30

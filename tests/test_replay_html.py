@@ -588,18 +588,22 @@ def test_the_end_buttons_go_to_the_first_and_last_step_and_the_deal_buttons_step
     frames = page_data(page.read_text())["frames"]
     starts = [k for k, f in enumerate(frames) if k == 0 or f["d"] != frames[k - 1]["d"]]
     assert len(starts) >= 3
-    browser.open(page)
 
     def click(button: str) -> int:
-        browser.js(f"document.getElementById('{button}').click()")
+        browser.click(f"#{button}")
         return int(browser.js("document.body.dataset.frame"))
 
-    browser.js(f"show({starts[1] + 3})")
-    assert click("blast") == len(frames) - 1
-    assert click("bfirst") == 0
-    assert click("bndeal") == starts[1] and click("bndeal") == starts[2]
-    browser.js(f"show({starts[2] + 2})")
-    assert click("bpdeal") == starts[2] and click("bpdeal") == starts[1]
+    for width in WIDTHS:  # the buttons on screen and working at both widths
+        at_width(browser, width)
+        browser.open(page)
+        browser.js(f"show({starts[1] + 3})")
+        assert click("blast") == len(frames) - 1
+        assert click("bfirst") == 0
+        assert click("bndeal") == starts[1] and click("bndeal") == starts[2]
+        browser.js(f"show({starts[2] + 2})")
+        assert click("bpdeal") == starts[2] and click("bpdeal") == starts[1]
+        assert click("bnext") == starts[1] + 1 and click("bprev") == starts[1]
+    at_width(browser, 1400)
     browser.key("End", 35)
     assert int(browser.js("document.body.dataset.frame")) == len(frames) - 1
     browser.key("PageUp", 33)
@@ -657,7 +661,11 @@ def test_the_seat_selector_shows_each_seats_view_as_its_own_page_does(browser, t
     browser.key("v", 86)  # the last seat's view, then the whole match
     assert browser.js("document.body.dataset.view") == ""
     assert browser.js("F") == data["frames"]
-    at_width(browser, 800)
+    for width in WIDTHS:  # the selector on screen at both widths
+        at_width(browser, width)
+        assert browser.js("(() => { const s = document.getElementById('viewsel'), r = s.getBoundingClientRect();"
+                          " return r.width > 40 && r.right <= innerWidth && document.elementFromPoint("
+                          "r.left + r.width / 2, r.top + r.height / 2) === s; })()"), width
     browser.js("setView(2)")
     browser.screenshot(ARTIFACTS / f"replay-{game}-view1-800.png")
     at_width(browser, 1400)
