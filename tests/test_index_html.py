@@ -393,6 +393,7 @@ def test_the_match_table_gives_each_result_by_name(small):
     out, records = small
     text = (out / "index.html").read_text()
     assert '<div id="bar" hidden>' in text  # the filter needs the script: hidden without it
+    assert ENTRANTS[3] not in text and "dave &lt;i&gt;&amp;" in text  # a name is text, never markup
     cells = Cells("matches")
     cells.feed(text)
     head, *rows = cells.rows

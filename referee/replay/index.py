@@ -53,7 +53,7 @@ th { color: #6b7280; font-weight: 600; }
 th.l, td.l { text-align: left; }
 tbody tr:hover td { background: #fafbfc; }
 html.js table.sortable thead th:not(.n) { cursor: pointer; user-select: none; }
-html.js table.sortable thead th:not(.n):not([aria-sort])::after { content: " \\2195"; color: #c4cad2; }
+html.js table.sortable thead th:not(.n):hover { color: #1d2430; }
 th[aria-sort="ascending"]::after { content: " \\25B2"; } th[aria-sort="descending"]::after { content: " \\25BC"; }
 tr.me td, tr.me th { background: #fff6d6; }
 a { color: #1e66d0; text-decoration: none; } a:hover { text-decoration: underline; }
@@ -119,7 +119,10 @@ _INDEX_JS = """
     body.append(frag);
     follow(table);
   }
-  for (const th of $$("table.sortable thead th:not(.n)")) th.tabIndex = 0;
+  for (const th of $$("table.sortable thead th:not(.n)")) {
+    th.tabIndex = 0;
+    th.title ||= "sort by this column (again: the other way)";
+  }
 
   // a standings chart follows its table: its rows in the table's order, hidden with them
   function follow(table) {
