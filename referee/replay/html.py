@@ -1,22 +1,26 @@
-"""`referee replay FILE --html OUT.html`: one self-contained page to step through a match (a
-tournament's index, which links these pages, is referee/replay/index.py).
+"""`referee replay FILE --html OUT.html`: a page to step through a match (a tournament's index,
+which links these pages, is referee/replay/index.py).
 
-The page needs no network: the CSS, the script (referee/replay/viewer.html) and the match data
-(JSON) are inlined, and cards are drawn with CSS and inline SVG. The data is one frame per step
-of the re-simulated match (referee/replay/verify.py): the hands, the cards on the table, the piles,
-who acts, the story lines of the step (the same words as the terminal view), the scores per deal;
-and the game's pictures from its describer (referee/describe.py: each card's face, the symbols
-and CSS they use, the table's zones), so the page's script knows no game.
+The page needs no network: its script and style (referee/replay/viewer.js, viewer.css, around
+the page shell viewer.html) are inlined, or, for a tournament, written once beside its pages and
+linked by relative path (`write_viewer(..., assets=DIR)`); the match data is in the page, JSON
+gzip-compressed and base64-encoded (`pack`, read back by `page_data`; the page's script reads it
+with the browser's DecompressionStream), and cards are drawn with CSS and inline SVG. The data is
+one frame per step of the re-simulated match (referee/replay/verify.py): the hands, the cards on
+the table, the piles, who acts, the story lines of the step (the same words as the terminal
+view), the scores per deal; and the game's pictures from its describer (referee/describe.py:
+each card's face, the symbols and CSS they use, the table's zones), so the page's script knows
+no game. A whole-match page holds every seat's view too, for its seat selector.
 
-A seat's view (`--seat N`) is built only from what that seat was told: the game's
-`observe(seat)` at each step (what the runner sends the seat with each decision), read as the
-table's zones by the game's describer (`Describer.observation_zones`: its hand, the others' hand
-sizes as face-down cards, the cards in play, the piles it sees) and as the seats' parts
-(`observation_roles`); the events sent to it; its own moves; and the match result at the end.
-Nothing of it comes from the whole state: `zones()` is read by the whole-match view only, and
-`hidden_from` (the conformance kit's oracle) by no view.
+A seat's view (`--seat N`, and each view of the selector) is built only from what that seat was
+told: the game's `observe(seat)` at each step (what the runner sends the seat with each
+decision), read as the table's zones by the game's describer (`Describer.observation_zones`: its
+hand, the others' hand sizes as face-down cards, the cards in play, the piles it sees) and as the
+seats' parts (`observation_roles`); the events sent to it; its own moves (with their debug
+text); and the match result at the end. Nothing of it comes from the whole state: `zones()` is
+read by the whole-match view only, and `hidden_from` (the conformance kit's oracle) by no view.
+A `--seat N` page holds seat N's view and nothing else.
 """
-
 from __future__ import annotations
 
 import base64
