@@ -294,6 +294,9 @@ def test_clicking_an_entrant_lists_its_matches(browser, small):
         assert [len(m) for m in marked] == [1] * len(theirs)  # its own place marked, once a match
         assert [m[0].split(" ")[0] for m in marked] == [str(rank) for rank in ranks]
         assert browser.js("document.getElementById('who').value") == name
+        click(browser, "document.querySelector('header nav a[href=\"#matches\"]')")  # a section's link keeps it
+        assert browser.js("location.hash") == "#matches"
+        assert browser.js("document.getElementById('count-matches').textContent") == f"{len(theirs)} of {len(records)} shown"
         counts = ", ".join(f"rank {k}: {ranks.count(k)}" for k in sorted(set(ranks)))
         assert browser.js("document.getElementById('sum').firstChild.data").startswith(
             f"{name}: {len(theirs)} matches shown ({counts})")

@@ -145,14 +145,19 @@ _INDEX_JS = """
   }
 
   // the filter: every word of the box in a row's text; an entrant picked: its matches only
-  const wanted = () => {
+  let who = "";  // the entrant picked: #entrant=NAME; a section's anchor (#matches) keeps it
+  function read() {
     const m = /^#entrant=(.*)$/.exec(location.hash);
-    try { return m ? decodeURIComponent(m[1]) : ""; } catch (e) { return ""; }
-  };
+    if (m) {
+      try { who = decodeURIComponent(m[1]); } catch (e) { who = ""; }
+    } else if (!location.hash) {
+      who = "";
+    }
+  }
   const names = row => row._names ??= $$(".e", row).map(e => e.textContent);
   let last = ["", ""];  // what the rows are filtered by: nothing at first (10,000 rows: touch none)
   function apply() {
-    const text = box.value.trim().toLowerCase(), who = wanted(), marked = who || last[1];
+    const text = box.value.trim().toLowerCase(), marked = who || last[1];
     pick.value = [...pick.options].some(o => o.value === who) ? who : "";
     if (text === last[0] && who === last[1]) return;
     last = [text, who];
@@ -176,10 +181,10 @@ _INDEX_JS = """
       follow(table);
     }
     for (const el of $$("[data-e]")) el.classList.toggle("me", el.dataset.e === who);
-    tell(who);
+    tell();
   }
   // an entrant's finishes over the matches shown
-  function tell(who) {
+  function tell() {
     sum.replaceChildren();
     if (!who) return;
     const places = new Map();
@@ -197,16 +202,18 @@ _INDEX_JS = """
     sum.append(`${who}: ${n} matches shown${ranks ? ` (${ranks})` : ""}` +
                `${faulted ? `, faults in ${faulted}` : ""} `, go);
   }
-  const choose = who => {
-    history.pushState(null, "", who ? `#entrant=${encodeURIComponent(who)}` : location.pathname + location.search);
+  const choose = name => {
+    history.pushState(null, "", name ? `#entrant=${encodeURIComponent(name)}` : location.pathname + location.search);
+    who = name;
     apply();
   };
+  const moved = () => { read(); apply(); };
 
   let timer = 0;
   box.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(apply, 120); });
   pick.addEventListener("change", () => choose(pick.value));
-  addEventListener("hashchange", apply);
-  addEventListener("popstate", apply);
+  addEventListener("hashchange", moved);
+  addEventListener("popstate", moved);
   document.addEventListener("click", ev => {
     const th = ev.target.closest("table.sortable thead th:not(.n)");
     if (th) return sortBy(th);
@@ -217,7 +224,7 @@ _INDEX_JS = """
     const th = ev.target.closest && ev.target.closest("table.sortable thead th:not(.n)");
     if (th && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); sortBy(th); }
   });
-  apply();
+  moved();
   document.body.dataset.ready = "1";
 })();
 """
