@@ -294,6 +294,22 @@ def test_in_the_play_order_kept_processes_play_most_seats(tmp_path):
     assert all(len(set(deals)) == len(deals) for deals in plays.values()), "a process played a deal twice"
 
 
+def test_a_process_that_has_played_every_deal_of_its_entrant_is_ended_not_kept(tmp_path, reuser):
+    """Told the deals of the run (`reuse_pool`), the pool ends a process once it has played them
+    all, as it ends the oldest idle one: it could play nothing more."""
+    seats = [Seat("bot", "command", f"{sys.executable} {reuser}"), Seat("random", "strategy", "random")]
+    pool = BotPool(2, 100, deals={"bot": {("maumau", 1), ("maumau", 2)}})
+    for seed in (1, 2):
+        players = make_players(MAUMAU, {"target": 10}, seed, seats, REGISTRY, Limits(), tmp_path, f"m{seed}")
+        players = pool.seat(players, [("bot", "its process"), None], ("maumau", seed))
+        run_match(MAUMAU, {"target": 10}, seed, seats, players, Limits())
+        assert pool.idle() == (1 if seed == 1 else 0)
+    bot = players[0]
+    pool.close()
+    assert (pool.started, pool.reused) == (1, 1) and not bot.running()
+    assert "eof pid=" in (tmp_path / "m2.seat0.log").read_text()  # told EOF after its last match
+
+
 def test_a_process_never_sits_at_two_seats_at_once(tmp_path, reuser):
     """Two seats of the same command: two processes, even with only one kept; and a kept
     process stays its entrant's."""
@@ -506,7 +522,11 @@ def test_reuse_matches_in_the_tournament_file(tmp_path, reuser):
     config = load_tournament(tournament(tmp_path, reuser, limits="reuse_matches = 0"), REGISTRY)
     assert config.reuse_matches == 0 and tour.reuse_pool(config) is None
     config = load_tournament(tournament(tmp_path, reuser, duplicate=True, limits="reuse_matches = 5"), REGISTRY)
-    assert tour.reuse_pool(config) == (2, 5)  # two seatings per seed: two processes per command
+    size, most, deals = tour.reuse_pool(config)
+    assert (size, most) == (2, 5)  # two seatings per seed: two processes per command
+    assert deals == {"bot": frozenset(("maumau", m.seed) for m in config.matches())}  # 4 deals, fewer than 5
+    config = load_tournament(tournament(tmp_path, reuser, limits="reuse_matches = 4"), REGISTRY)
+    assert tour.reuse_pool(config)[2] == {}  # as many deals as matches a process plays: not told
     for value, expected in (("-1", "0 or more"), ('"many"', "an integer")):
         with pytest.raises(ConfigError, match=rf"limits\.reuse_matches: expected {expected}"):
             load_tournament(tournament(tmp_path, reuser, limits=f"reuse_matches = {value}"), REGISTRY)

@@ -11,7 +11,7 @@ hello is replaced by a fresh one, no fault of the match. The fairness rules are 
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 
 from referee.bots.player import SubprocessPlayer
 from referee.players import Player
@@ -30,13 +30,19 @@ class BotPool:
     clean match (`SubprocessPlayer.keepable`: no fault of its seat, no conduct note; and
     nothing on its stdout after `end`, no other process beside it) for at most `max_matches`
     matches. Every other process ends as without reuse: stdin closed after `end`.
+
+    A key's first item names its entrant; `deals`, where given, holds every deal an entrant
+    plays in the run: a process that has played them all could play nothing more, and is ended
+    at once instead of waiting idle (its memory, and the check that it runs alone, spared).
     """
 
-    def __init__(self, size: int, max_matches: int) -> None:
+    def __init__(self, size: int, max_matches: int, deals: Mapping[str, Collection[Hashable]] | None = None) -> None:
         #: processes kept idle per key (the oldest beyond it is ended)
         self.size = max(1, size)
         #: the most matches one process plays
         self.max_matches = max_matches
+        #: per entrant, every deal it plays in the run, where known
+        self.deals = dict(deals or {})
         #: seats given a fresh process and seats given a kept one, so far
         self.started = 0
         self.reused = 0
@@ -87,8 +93,15 @@ class BotPool:
     def _give_back(self, key: Hashable, player: SubprocessPlayer) -> bool:
         """A leased player's close: True if the pool keeps it (a kept process running alone)."""
         self._leased.discard(player)
-        if not player.kept or not player.alone():
+        if not player.kept:
             return False  # it closes as usual
+        every = self.deals.get(key[0]) if isinstance(key, tuple) and key else None
+        if every is not None and player.seen.issuperset(every):
+            self._retire(player)  # spent: ended as the oldest idle one is, without waiting for it
+            self._reap()
+            return True
+        if not player.alone():
+            return False
         idle = self._idle.setdefault(key, [])
         idle.append(player)
         while len(idle) > self.size:

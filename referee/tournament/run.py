@@ -55,7 +55,7 @@ from referee.bots import sandbox
 from referee.errors import RefereeError, UsageError
 from referee.bots.limits import spin_us
 from referee.runner import Limits, Seat
-from referee.tournament.config import SHARD_AT, Entrant, MatchSpec, Output, TournamentConfig
+from referee.tournament.config import SHARD_AT, Entrant, MatchSpec, Output, TournamentConfig, derive_seed
 
 JOURNAL = "journal.jsonl"
 SETUP_VERSION = 1  # the journal head's "setup" (sealed deals); journals without it are refused
@@ -134,6 +134,8 @@ _pool = None  # this worker's BotPool: bot processes kept between its matches (N
 
 #: the most processes a worker keeps idle per entrant command (see `reuse_pool`)
 POOL_MAX = 8
+#: the most deals of an entrant a worker's pool is told (see `reuse_pool`)
+SPENT_MAX = 1000
 
 
 def _end_pool(grace: bool) -> None:
@@ -154,9 +156,10 @@ def _on_term(signum, frame):
 
 
 def _worker_init(plugins_dir: str | None, driver: int | None = None, in_flight: InFlight | None = None,
-                 scratch: str | None = None, reuse: tuple[int, int] | None = None) -> None:
-    """A local worker's set-up; with `reuse` (pool size, most matches per process) it keeps the
-    bot processes that declared reuse between its matches, ending them when it exits."""
+                 scratch: str | None = None, reuse: tuple[int, int, dict[str, frozenset]] | None = None) -> None:
+    """A local worker's set-up; with `reuse` (pool size, most matches per process, the deals of
+    entrants: `reuse_pool`) it keeps the bot processes that declared reuse between its matches,
+    ending them when it exits."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides what Ctrl-C means
     if scratch is not None:
         sandbox.use_scratch_root(scratch)  # the run's one scratch root, which the driver removes
@@ -376,16 +379,27 @@ def reuse_keys(players: list[Any], chosen: list[Entrant], outputs: Path,
     return keys
 
 
-def reuse_pool(config: TournamentConfig) -> tuple[int, int] | None:
-    """(processes kept idle per entrant command, most matches per process) of each local worker's
-    BotPool, or None without reuse (`reuse_matches` 0 or 1, or not the local executor).
+def reuse_pool(config: TournamentConfig) -> tuple[int, int, dict[str, frozenset]] | None:
+    """(processes kept idle per entrant command, most matches per process, every deal of each
+    entrant that has fewer than that) of each local worker's BotPool, or None without reuse
+    (`reuse_matches` 0 or 1, or not the local executor).
 
     A process plays no deal twice, so the seatings of one seed need as many processes: the pool
-    keeps as many as the largest duplicate set, at most POOL_MAX."""
+    keeps as many as the largest duplicate set, at most POOL_MAX. A process that has played
+    every deal of its entrant is ended at once (an entrant with as many deals as reuse_matches
+    or more, or over SPENT_MAX, is not listed: its processes end at reuse_matches first, or
+    wait idle)."""
     if config.reuse_matches < 2 or config.executor != "local":
         return None
     sets = [designs.size(g.seating, g.players) if g.duplicate else 1 for g in config.games]
-    return min(POOL_MAX, max(sets)), config.reuse_matches
+    deals: dict[str, set] = {}
+    for g_index, entry in enumerate(config.games):
+        seeds = [(entry.game, derive_seed(config.seed, entry.game, g_index, i)) for i in range(entry.seeds)]
+        for name in entry.entrants:
+            if config.entrants[name].command is not None:
+                deals.setdefault(name, set()).update(seeds)
+    few = {name: frozenset(d) for name, d in deals.items() if len(d) < min(config.reuse_matches, SPENT_MAX + 1)}
+    return min(POOL_MAX, max(sets)), config.reuse_matches, few
 
 
 def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
