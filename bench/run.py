@@ -64,8 +64,8 @@ def main(argv: list[str] | None = None) -> None:
             data[part] = memory.main(["--matches", "100", "--matches", "1000"] if args.quick else [])
         elif part == "sandbox":
             data[part] = sandbox.main(["--quick"] if args.quick else [])
-        elif part == "reuse":  # cut down: bench/reuse.py alone plays the full 600 + 1,000 matches
-            data[part] = reuse.main(["--quick"] + (["--only", "gauntlet", "--gauntlet-seeds", "25"] if args.quick else []))
+        elif part == "reuse":  # the full bench: every match of the shipped file (twice) and the gauntlet
+            data[part] = reuse.main(["--quick", "--only", "gauntlet", "--gauntlet-seeds", "25"] if args.quick else [])
         sys.stdout.flush()
     after = machine()
     print("\n== summary (issue 9 targets) ==")
@@ -105,13 +105,19 @@ def summary_rows(data: dict[str, dict]) -> list[list]:
                 rows.append([f"startup {r['command']}", f"{r['median_s']:.3f} s (min {r['min_s']:.3f})", target, met])
     if "reuse" in data:
         for s in data["reuse"]["speedups"]:
+            same = {True: "; standings identical", False: "; standings DIFFER", None: ""}[s.get("identical_standings")]
             rows.append([f"reuse {s['tournament']} (concurrency {s['concurrency']})",
-                         f"{s['speedup']:.2f}x the matches/s without reuse, {s['cpu_ratio']:.2f}x less CPU per match",
-                         f">= {data['reuse']['target']:g}x", "yes" if s["met"] else "NO"])
+                         f"{s['speedup']:.2f}x the matches/s without reuse, {s['cpu_ratio']:.2f}x less CPU per match"
+                         f"{same}", f">= {data['reuse']['target']:g}x", "yes" if s["met"] else "NO"])
     if "memory" in data:
         rows.append(["memory (peak RSS)", "; ".join(f"{r['matches']} matches: driver {r['driver_peak_kb'] / 1024:.1f} MB, "
-                                                     f"worker {r['worker_peak_kb'] / 1024:.1f} MB"
+                                                     f"worker {r['worker_peak_kb'] / 1024:.1f} MB, standings "
+                                                     f"{r['standings_stream_peak_kb'] / 1024:.1f} MB streamed "
+                                                     f"({r['standings_peak_kb'] / 1024:.1f} from a list)"
                                                      for r in data["memory"]["rows"]), "flat", ""])
+        for r in data["memory"].get("replays", []):
+            rows.append([f"gzip replay, maumau {r['config']}", f"{r['bytes_per_match']} bytes per match", "< 3000",
+                         "yes" if r["bytes_per_match"] < 3000 else "NO"])
     return rows
 
 
