@@ -302,6 +302,14 @@ def test_clicking_an_entrant_lists_its_matches(browser, small):
             f"{name}: {len(theirs)} matches shown ({counts})")
         rows = browser.js("[...document.querySelectorAll('tr.me')].map(r => r.closest('table').className)")
         assert rows.count("standings sortable filter") == 2 + (name in ENTRANTS)  # overall, maumau, presidente
+    for table in ("table.standings tbody", "table.matrix tbody"):  # the names in the standings and matrices too
+        click(browser, f"document.querySelector('{table} tr[data-e=\"carol\"]').cells[{1 if 'standings' in table else 0}]")
+        theirs = [r for r in records if "carol" in r["seats"]]
+        assert browser.js("location.hash") == "#entrant=carol"
+        until(browser, f"document.getElementById('count-matches').textContent === '{len(theirs)} of {len(records)} shown'",
+              "a click on a name in the standings did not pick it")
+        browser.js("history.back()")
+        until(browser, "location.hash !== '#entrant=carol'", "no way back")
     browser.js("const who = document.getElementById('who'); who.value = ''; who.dispatchEvent(new Event('change'))")
     assert column(browser, "document.querySelector('table.matches')", 0) == [str(r["index"]) for r in records]
     assert browser.js("document.querySelectorAll('i').length") == 0  # the name's "<i>" is text

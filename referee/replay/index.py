@@ -57,8 +57,7 @@ html.js table.sortable thead th:not(.n):hover { color: #1d2430; }
 th[aria-sort="ascending"]::after { content: " \\25B2"; } th[aria-sort="descending"]::after { content: " \\25BC"; }
 tr.me td, tr.me th { background: #fff6d6; }
 a { color: #1e66d0; text-decoration: none; } a:hover { text-decoration: underline; }
-a.e { color: inherit; }
-html.js span.e { cursor: pointer; } html.js span.e:hover { text-decoration: underline; }
+html.js .e { cursor: pointer; } html.js .e:hover { text-decoration: underline; color: #1e66d0; }
 .bad { color: #b00020; font-weight: 600; }
 td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 240px; }
 .muted { color: #6b7280; }
@@ -118,6 +117,10 @@ _INDEX_JS = """
     for (const i of order) frag.append(rows[i]);
     body.append(frag);
     follow(table);
+  }
+  for (const cell of $$("table.standings tbody td:nth-child(2), table.matrix tbody th")) {
+    cell.classList.add("e");
+    cell.title = "its matches";
   }
   for (const th of $$("table.sortable thead th:not(.n)")) {
     th.tabIndex = 0;
@@ -217,8 +220,8 @@ _INDEX_JS = """
   document.addEventListener("click", ev => {
     const th = ev.target.closest("table.sortable thead th:not(.n)");
     if (th) return sortBy(th);
-    const name = ev.target.closest("span.e");
-    if (name) choose(name.textContent);
+    const name = ev.target.closest(".e");
+    if (name) choose(name.closest("[data-e]")?.dataset.e ?? name.textContent);
   });
   document.addEventListener("keydown", ev => {
     const th = ev.target.closest && ev.target.closest("table.sortable thead th:not(.n)");
@@ -258,11 +261,6 @@ def _fixed(value: float, digits: int = 2) -> str:
 def _cell(value: Any, cls: str = "") -> str:
     text = _fixed(value) if isinstance(value, float) else "" if value is None else str(value)
     return f'<td class="{cls}">{html.escape(text)}</td>' if cls else f"<td>{html.escape(text)}</td>"
-
-
-def _entrant_link(name: str) -> str:
-    """An entrant's name that picks its matches (`#entrant=NAME`; with scripting off, a no-op)."""
-    return f'<a class="e" href="#entrant={_attr(urllib.parse.quote(name, safe=""))}">{html.escape(name)}</a>'
 
 
 def _stem(name: str) -> str:
@@ -385,7 +383,7 @@ def _standings_html(number: int, scope: str, rows: list[dict[str, Any]], sets: d
         f'<th class="{"l" if k == "entrant" else ""}">{html.escape(label)}</th>' for k, label in columns)
     def cell(r: dict[str, Any], k: str) -> str:
         if k == "entrant":
-            return f'<td class="l">{_entrant_link(r["entrant"])}</td>'
+            return f'<td class="l">{html.escape(r["entrant"])}</td>'  # a click picks it (the script)
         if k == "low":  # sorted by its low end
             low, high = r.get("low"), r.get("high")
             return ("<td>-</td>" if low is None or high is None
@@ -556,7 +554,7 @@ def _matrix_html(number: int, game: str, pairs: list[dict[str, Any]], order: lis
                 ink = "#fff" if abs(share - 0.5) > 0.3 else "#1d2430"
                 cells.append(f'<td data-v="{share:.4f}" style="background:{_colour(share)};color:{ink}" '
                              f'title="{_attr(_tooltip(game, seen))}">{round(share * 100)}%</td>')
-        body.append(f'<tr data-e="{_attr(row)}"><th class="l">{_entrant_link(row)}</th>{"".join(cells)}</tr>')
+        body.append(f'<tr data-e="{_attr(row)}"><th class="l">{html.escape(row)}</th>{"".join(cells)}</tr>')
     names = ("entrant", "opponent")
     detail_head = "".join(f'<th class="{"l" if k in names else ""}">{html.escape(k)}</th>' for k in COLUMNS)
     detail = "".join("<tr>" + "".join(_cell("-" if p.get(k) is None else p[k], "l" if k in names else "")
