@@ -9,7 +9,10 @@ Each figure is the median of --repeat runs of the same seeded matches. Both cloc
 CPU time of this process (time.process_time: what the referee costs, the honest figure on a
 shared, busy machine) and wall time (what a user waits, inflated by whatever else runs).
 
-Usage: python bench/engine.py [--repeat 5] [--scale 1.0] [--game GAME] [--profile GAME]
+`--instructions GAME` counts instead the instructions per decision with valgrind's cachegrind
+(replay off and on), a figure a loaded machine does not move, for a before and after.
+
+Usage: python bench/engine.py [--repeat 5] [--scale 1.0] [--game GAME] [--profile GAME] [--instructions GAME]
 Prints a table and writes bench/results/engine.json. Never asserts anything.
 """
 
@@ -188,16 +191,70 @@ def profile(name: str, seconds: float = 3.0) -> None:
     print(profiler.output_text(unicode=False, color=False, show_all=False))
 
 
+def instructions(name: str, matches: int) -> dict[str, Any]:
+    """Instructions per decision of the runner on `name` (its default variant), replay off and on,
+    counted by valgrind's cachegrind: a figure the machine's load does not move, for a before
+    and after. Each count is a child run playing `matches` matches less one playing none (the
+    interpreter's start and the imports), over the matches' decisions."""
+    import re
+    import shutil
+    import subprocess
+
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (cachegrind)")
+
+    def counted(count: int, replay: bool) -> tuple[int, int]:
+        with tempfile.TemporaryDirectory(prefix="referee-bench-cg-") as tmp:
+            argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={tmp}/cg.out",
+                    sys.executable, __file__, "--instructions-child", name, str(count), tmp if replay else "-"]
+            done = subprocess.run(argv, capture_output=True, text=True, check=True)
+        found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+        if found is None:
+            raise SystemExit(f"no instruction count from cachegrind:\n{done.stderr[-1000:]}")
+        return int(found.group(1).replace(",", "")), int(done.stdout.split()[-1])
+
+    base, _ = counted(0, False)
+    out: dict[str, Any] = {"game": name, "matches": matches}
+    for mode, replay in (("off", False), ("on", True)):
+        total, decisions = counted(matches, replay)
+        out["decisions"] = decisions
+        out[f"instructions_per_decision_{mode}"] = round((total - base) / decisions)
+    return out
+
+
+def _instructions_child(name: str, matches: int, replay_dir: str) -> None:
+    """Play `matches` seeded matches of `name` (default variant), printing the decisions."""
+    registry, resolve_config = _setup()
+    game = registry.games[name]
+    config = resolve_config(game, game.variants()[0], PLAYERS)
+    _, _, decisions = run_matches(game, config, range(matches), None if replay_dir == "-" else Path(replay_dir))
+    print(decisions)
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure, the median is reported (default 5)")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the matches per variant (default 1)")
     parser.add_argument("--game", choices=GAMES, action="append", help="only this game (repeatable)")
     parser.add_argument("--profile", choices=GAMES, help="profile the runner on this game instead")
+    parser.add_argument("--instructions", choices=GAMES,
+                        help="count instructions per decision on this game instead (valgrind's cachegrind)")
+    parser.add_argument("--instructions-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.instructions_child:
+        name, count, replay_dir = args.instructions_child
+        _instructions_child(name, int(count), replay_dir)
+        return {}
     if args.profile:
         profile(args.profile)
         return {}
+    if args.instructions:
+        counts = instructions(args.instructions, max(1, round(MATCHES[args.instructions] * args.scale)))
+        print(table(["engine (cachegrind)", "matches", "decisions", "instructions/decision", "+replay"],
+                    [[counts["game"], counts["matches"], counts["decisions"], counts["instructions_per_decision_off"],
+                      counts["instructions_per_decision_on"]]]))
+        write_results("engine-instructions", counts)
+        return counts
     info = machine()
     data = bench(tuple(args.game or GAMES), args.repeat, args.scale)
     print(machine_line(info))
