@@ -660,6 +660,12 @@ def test_the_seat_selector_shows_each_seats_view_as_its_own_page_does(browser, t
         assert all(dom_hand(browser, other) == [] for other in range(GAMES[game]) if other != seat)
     browser.key("v", 86)  # the last seat's view, then the whole match
     assert browser.js("document.body.dataset.view") == ""
+    # picked from the focused selector, the view leaves the arrow keys to the steps
+    browser.js("(() => { const s = document.getElementById('viewsel'); s.focus(); s.value = '1';"
+               " s.dispatchEvent(new Event('change')); })()")
+    browser.key("ArrowRight", 39)
+    assert browser.js("document.body.dataset.frame") == "10" and browser.js("document.body.dataset.view") == "0"
+    browser.key("v", 86, times=GAMES[game])
     assert browser.js("F") == data["frames"]
     for width in WIDTHS:  # the selector on screen at both widths
         at_width(browser, width)

@@ -343,7 +343,8 @@ function views() {
     const o = el("option", null, v.seat === null ? "all hands" : "seat " + v.seat + ": " + D.names[v.seat]);
     o.value = String(k); sel.appendChild(o);
   });
-  sel.addEventListener("change", () => setView(parseInt(sel.value, 10)));
+  // (then the keys step again: a focused select would take the arrows)
+  sel.addEventListener("change", () => { setView(parseInt(sel.value, 10)); sel.blur(); });
   if (VIEWS.length < 2) { $("viewsl").style.display = "none"; $("helpv").style.display = "none"; }
 }
 
