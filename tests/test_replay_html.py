@@ -457,8 +457,11 @@ def test_mayor_seat_pages_show_the_candidate_and_the_ally_as_far_as_the_seat_kno
     # issue 18: the candidate and the ally, from the seat's observation
     path, ends = mayor_deals(tmp_path)
     replay, game = load_replay(path), REGISTRY.game("mayor")
+    views = {v["seat"]: v["frames"] for v in viewer_data(replay, game)["views"]}
     for seat in (None, 0, 1, 2, 3):
         frames = viewer_data(replay, game, seat)["frames"]
+        # the whole-match page's seat selector shows the seat's parts as its own page does
+        assert seat is None or [f.get("parts") for f in views[seat]] == [f.get("parts") for f in frames]
         for end in ends:
             deal = [f for f in frames if f["d"] == end["deal"]]
             candidate, ally = end["candidate"], end["ally"]
