@@ -10,7 +10,8 @@ import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -197,3 +198,17 @@ def _stdout_closed() -> None:
     sys.stderr.write(f"referee: standard output was closed; stopped{resume}\n")
     sys.stderr.flush()
 
+
+@contextmanager
+def rich_progress(console: Any) -> Iterator[Callable[[int, int], None] | None]:
+    """A `progress` for `write_index` on a rich console: a bar of the matches' viewer pages on a
+    terminal (gone once the index is written); None off one, where nothing extra is printed."""
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("index: viewer pages"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task("pages", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from referee.bots.limits import MAX_CONCURRENCY
-from referee.cli.common import _console, _errors, _registry, _state, app
+from referee.cli.common import _console, _errors, _registry, _state, app, rich_progress
 
 
 @app.command()
@@ -180,7 +180,7 @@ def tournament(
         for g in gauntlets:
             for line in g.summary():
                 console.print(line, highlight=False, markup=False)
-        from referee.replay.index import rich_progress, write_index
+        from referee.replay.index import write_index
 
         with rich_progress(console) as progress:  # a bar on a terminal: the viewer pages take a while
             path = write_index(config.out, registry, table, progress=progress)

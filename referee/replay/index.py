@@ -21,8 +21,7 @@ from __future__ import annotations
 import html
 import math
 import urllib.parse
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -329,19 +328,6 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     return index
 
 
-@contextmanager
-def rich_progress(console: Any) -> Iterator[Callable[[int, int], None] | None]:
-    """A `progress` for `write_index` on a rich console: a bar of the matches' viewer pages on a
-    terminal (gone once the index is written); None off one, where nothing extra is printed."""
-    if not console.is_terminal:
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn("index: viewer pages"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=console, transient=True) as bar:
-        task = bar.add_task("pages", total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def _header(name: str, out: Path, matches: int, nav: list[tuple[str, str]]) -> str:
