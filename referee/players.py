@@ -11,6 +11,7 @@ import random
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from referee.game import Action
@@ -78,9 +79,22 @@ class Player(ABC):
     #: "strategy" or "command", as in the replay header
     kind: str = "strategy"
 
+    def spawn(self) -> None:
+        """Start what the player runs (a bot's process) without waiting for it: the runner
+        spawns every seat's before it greets any, so that their start-up times overlap."""
+
     @abstractmethod
     def start(self, hello: Hello) -> Fault | None:
         """Introduce the match (hello/ready); a Fault if the player failed to start."""
+
+    def stderr_log(self) -> Path | None:
+        """The player's stderr log if something is in it yet (None: none, or nothing written)."""
+        return None
+
+    def announced(self) -> dict[str, str] | None:
+        """What the player said about itself when it started (a bot's `ready`: name, and
+        version and author if given), or None."""
+        return None
 
     @abstractmethod
     def event(self, event: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -64,6 +64,15 @@ class Seat:
     kind: str
     spec: str
     move_ms: int | None = None  # this seat's own limit per decision, if not the match's
+    #: after hello, go by the name its bot announced in `ready` (play's command seats; `name`
+    #: stays the fallback); a tournament's entrants keep the organiser's names
+    ready_name: bool = False
+
+
+def by_ready_name(seats: list[Seat]) -> list[Seat]:
+    """The seats with each command seat going by its bot's `ready` name once it gave one (as
+    `play` and `validate` name them; hello still names it by its command)."""
+    return [replace(s, ready_name=True) if s.kind == "command" else s for s in seats]
 
 
 class Monitor(Protocol):
@@ -95,7 +104,7 @@ class FaultEntry:
     act: int | None = None  # the id of the act it answered (None: at hello, or a budget used up)
     legal: str = ""  # that decision's legal actions, in short (referee.faults.legal_summary)
     hint: str = ""  # the usual cause, for the bot's author (referee.faults.hint)
-    log: str | None = None  # the file name of the seat's stderr log (beside the replay), if it has one
+    log: str | None = None  # the file name of the seat's stderr log (beside the replay), if it held something
 
     def record(self) -> dict[str, Any]:
         """The entry as the result's `fault_log` holds it (act, legal, hint and log only when known)."""
@@ -193,11 +202,11 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
 
     def fault(seat: int, deal: int, f: Fault, act: int | None = None, legal: list | None = None) -> None:
         player = players[seat]
-        log = getattr(player, "log_path", None)
+        log = player.stderr_log()  # named only once it holds something: a silent bot has none
         fault_log.append(FaultEntry(seat, deal, f.kind, f.detail, f.raw[:200], f.stderr_tail, act,
                                     legal_summary(legal) if legal is not None else "",
                                     hint(f.kind, f.detail, f.raw, getattr(player, "stats", {}).get("stale", 0)),
-                                    Path(log).name if log is not None else None))
+                                    log.name if log is not None else None))
         if policy.fault(seat, f.kind):
             player.close()
 
@@ -240,9 +249,10 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                         players[seat].event(message)
 
     try:
-        writer.write(header)
-        if hooks is not None:
-            hooks.match_started(header=header)
+        # Every bot's process first, then each greeted in turn: their start-up times overlap, and a
+        # bot's start_ms still runs from its own hello.
+        for player in players:
+            player.spawn()
         for seat, player in enumerate(players):
             hello = Hello(game.name, seat, n, names, config, mid, limits.wire())
             if monitor is not None:
@@ -250,6 +260,10 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
             failed = player.start(hello)
             if failed is not None:
                 fault(seat, 0, failed)
+        _name_seats(header["players"], seats, players)  # after hello, which names them as before
+        writer.write(header)
+        if hooks is not None:
+            hooks.match_started(header=header)
 
         sampler = Sampler(Streams(key.rng("deal", game.name, seed)))
         label = plugin_label(game)
@@ -365,6 +379,30 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                            deals)
     finally:
         writer.close()  # writes what was played, also before an error or Ctrl-C
+
+
+def _name_seats(entries: list[dict[str, Any]], seats: list[Seat], players: list[Player]) -> None:
+    """The header's players once the bots said `ready`: each with what its bot announced
+    (`bot`: name, version, author), and a seat that goes by its bot's name (`Seat.ready_name`)
+    named so, with `#<seat>` when another seat has that name too; the others keep theirs."""
+    renamed: dict[int, str] = {}
+    for i, (entry, seat, player) in enumerate(zip(entries, seats, players)):
+        bot = player.announced()
+        if bot is not None:
+            entry["bot"] = bot
+            if seat.ready_name:
+                renamed[i] = bot["name"]
+    if not renamed:
+        return
+    taken = {entry["name"] for i, entry in enumerate(entries) if i not in renamed}
+    wanted = list(renamed.values())
+    for i, name in renamed.items():
+        if name in taken or wanted.count(name) > 1:
+            name = f"{name}#{i}"
+        while name in taken:
+            name += f"#{i}"
+        entries[i]["name"] = name
+        taken.add(name)
 
 
 def _resolve(state: GameState, legal, reply: Reply):

@@ -48,7 +48,7 @@ from referee.bots.limits import CPU_S, MEMORY_MB
 from referee.match import make_players, seat_names
 from referee.players import Fault, Hello, Player, Reply
 from referee.plugins import Registry
-from referee.runner import Limits, run_match
+from referee.runner import Limits, by_ready_name, run_match
 from referee.sealing import DealKey
 
 EXAMPLES = 3  # examples kept per fault kind
@@ -178,6 +178,12 @@ class _Watched(Player):
     def close(self) -> None:
         self.inner.close()
 
+    def stderr_log(self) -> Path | None:
+        return self.inner.stderr_log()
+
+    def announced(self) -> dict[str, str] | None:
+        return self.inner.announced()
+
     def __getattr__(self, name: str) -> Any:
         # what the runner reads of a bot's player for its fault records (log_path, stats)
         if name == "inner":
@@ -254,7 +260,7 @@ def run_validation(
         hide = [work, *([out] if out is not None else [])]
         for k, case in enumerate(cases):
             config = resolve_config(game, case.variant, case.players)
-            seats = seat_names(case.specs(argv), registry)  # as `play` names them: the same hello
+            seats = by_ready_name(seat_names(case.specs(argv), registry))  # as `play` names them: the same hello
             stem = case.stem(k + 1)
             commands: list[dict[str, Any]] = [{} for _ in seats]
             commands[case.seat] = {"end_grace_ms": end_grace_ms}

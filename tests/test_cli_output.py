@@ -91,12 +91,13 @@ def test_play_json_to_stdout_is_the_result_record_and_its_paths_alone(tmp_path):
         assert data[name] == result[name], name
     assert [(s["seat"], s["name"], s["kind"], s["spec"]) for s in data["seats"]] == \
         [(p["seat"], p["name"], p["kind"], p["spec"]) for p in header["players"]]
-    assert data["seats"][0]["log"] == str(tmp_path / "m.seat0.log") and data["seats"][1]["log"] is None
+    # the illegal bot writes nothing to stderr: it has no log, and nothing names one (issue 18)
+    assert data["seats"][0]["log"] is None and data["seats"][1]["log"] is None and not list(tmp_path.glob("*.log"))
     assert data["disqualified"] == [0] and len(data["fault_log"]) == len(result["fault_log"]) >= 1
     for mine, recorded in zip(data["fault_log"], result["fault_log"]):
         assert {k: mine[k] for k in recorded} == recorded
         assert mine["kind"] == "illegal" and mine["act"] >= 1 and mine["legal"] and mine["hint"]
-        assert mine["log_path"] == str(tmp_path / "m.seat0.log")
+        assert mine["log_path"] is None and "log" not in mine
     assert data["deal_key"]["pinned"] is True  # the suite pins REFEREE_DEAL_KEY (conftest.py)
 
 
@@ -111,3 +112,27 @@ def test_play_json_to_a_file_keeps_the_report_on_stdout(tmp_path, monkeypatch):
     assert data["fault_log"] == [] and data["deal_key"]["pinned"] is False
     proc = referee("play", "maumau", "-p", "random", "-p", "first", "--json", str(tmp_path / "no" / "r.json"))
     assert proc.returncode == 2 and "cannot write --json file" in proc.stderr and "Result" not in proc.stdout
+
+
+def test_play_names_a_command_seat_after_its_bots_ready_name_and_falls_back_to_its_command(tmp_path):
+    """Hello names seats by their command (no bot has said ready yet); what people read after
+    (the result table, --json, the replay header and the terminal replay) goes by the bot's own
+    `ready` name, made unique by seat, or by the command when the bot announced none."""
+    bot = f"{sys.executable} {ROOT / 'bots' / 'python' / 'random_bot.py'}"
+    mute = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'mute.py'}"
+    proc = referee("play", "maumau", "-p", bot, "-p", bot, "-p", mute, "-p", "random", "--seed", "1",
+                   "--start-ms", "1500", "--move-ms", "10000", "--out", str(tmp_path / "m.jsonl"), "--json", "-",
+                   "--log-protocol", str(tmp_path / "p.log"))
+    assert proc.returncode == 0, proc.stderr
+    names = ["random_bot#0", "random_bot#1", "mute.py", "random"]
+    data = json.loads(proc.stdout)
+    assert [s["name"] for s in data["seats"]] == names
+    assert [s.get("bot") for s in data["seats"]] == [{"name": "random_bot", "version": "1.0"}] * 2 + [None, None]
+    header = json.loads((tmp_path / "m.jsonl").read_text().splitlines()[0])
+    assert [p["name"] for p in header["players"]] == names
+    hello = json.loads((tmp_path / "p.log").read_text().splitlines()[0].split(" > ", 1)[1])
+    assert hello["names"] == ["random_bot.py#0", "random_bot.py#1", "mute.py", "random"]
+    for name in ("random_bot#0", "random_bot#1"):
+        assert name in proc.stderr  # the result table
+    shown = referee("replay", str(tmp_path / "m.jsonl"), env={"COLUMNS": "200"})
+    assert "[1] random_bot#1" in shown.stdout and "[2] mute.py" in shown.stdout

@@ -194,13 +194,15 @@ def tournament(tmp_path: Path, bot_source: str, bot_name="bot.py", seeds=2, targ
 
 
 RANDOM_BOT = (ROOT / "bots" / "python" / "random_bot.py").read_text()
+# the same bot, saying one line on stderr first: a log is made only for a bot that writes one
+CHATTY_BOT = 'import sys\nprint("started", file=sys.stderr, flush=True)\n' + RANDOM_BOT
 
 
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory):
     """A small tournament with a command bot, and its outputs from the local executor."""
     tmp = tmp_path_factory.mktemp("tournament")
-    path = tournament(tmp, RANDOM_BOT, seeds=1, extra='[[entrants]]\nstrategy = "maumau-greedy"\n')
+    path = tournament(tmp, CHATTY_BOT, seeds=1, extra='[[entrants]]\nstrategy = "maumau-greedy"\n')
     local = referee("tournament", str(path), "--out", str(tmp / "local"), "--concurrency", "2")
     assert local.returncode == 0, local.stderr
     return path, tmp / "local"
@@ -221,7 +223,8 @@ def test_scheduler_and_two_workers_give_the_standings_of_a_local_run(scheduler, 
     _, records = read_journal(tmp_path / "dask" / "journal.jsonl")
     assert sorted(r["index"] for r in records) == list(range(total))
     assert len({r["pid"] for r in records}) == 2, "both workers played"
-    # the driver wrote each bot's stderr log it got back with the record
+    # the driver wrote each bot's stderr log it got back with the record (the bot says a line to
+    # stderr: a bot silent there leaves no log)
     logs = list((tmp_path / "dask" / "replays").glob("*.seat*.log"))
     assert len(logs) == sum("bot" in r["seats"] for r in records) > 0
 

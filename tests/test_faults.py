@@ -24,9 +24,12 @@ MISTAKES = {
     "index from 1": ('"index": 0', '"index": len(message["legal"])', "illegal", "counts from 0"),
     "debug on stdout": ('if message["type"] == "hello":', 'print("got", message["type"], flush=True)\n    '
                         'if message["type"] == "hello":', "invalid", "print debug output to stderr"),
-    "crash": ('elif message["type"] == "act":', 'elif message["type"] == "act":\n        raise SystemExit(3)',
+    "exit": ('elif message["type"] == "act":', 'elif message["type"] == "act":\n        raise SystemExit(3)',
+             "crash", "its stderr"),
+    "crash": ('elif message["type"] == "act":', 'elif message["type"] == "act":\n        raise RuntimeError("bug")',
               "crash", "its stderr"),
 }
+SAYS_ON_STDERR = {"crash"}  # its traceback: the other mistakes write nothing there, so have no log
 
 
 @pytest.mark.parametrize("mistake", list(MISTAKES))
@@ -44,7 +47,10 @@ def test_a_planted_mistake_gets_a_fault_that_says_what_to_fix(tmp_path, mistake)
     assert proc.returncode == 0, proc.stderr
     (entry, *_) = json.loads(out.read_text().splitlines()[-1])["fault_log"]
     assert entry["kind"] == kind and words in entry["hint"], entry
-    assert entry["log"] == "m.seat0.log"  # beside the replay
+    if mistake in SAYS_ON_STDERR:
+        assert entry["log"] == "m.seat0.log" and "RuntimeError" in (tmp_path / "m.seat0.log").read_text()
+    else:  # a bot silent on stderr has no log, and no fault names one
+        assert "log" not in entry and not (tmp_path / "m.seat0.log").exists()
     if entry["deal"] > 0:  # at a decision (not at hello): which act, and its legal actions
         assert isinstance(entry["act"], int) and entry["legal"].startswith("[{")
 

@@ -709,3 +709,55 @@ def test_the_referee_polls_only_with_a_core_to_spare_per_match(monkeypatch, core
     assert limits_mod.spin_us(at_once) == expected
     assert limits_mod.subprocess_options(Limits())["spin_us"] == (200 if cores >= 2 else 0)
     assert limits_mod.subprocess_options(Limits(spin_us=7))["spin_us"] == 7
+
+
+def test_header_names_seats_after_ready_only_where_the_seat_asks_and_records_every_announcement():
+    """A seat that goes by its bot's name (play's) gets it, unique by seat; a tournament's entrant
+    keeps its name; every announcement is recorded as `bot`; no ready, no change."""
+    from referee.runner import _name_seats
+
+    class Said:
+        def __init__(self, bot):
+            self.bot = bot
+
+        def announced(self):
+            return self.bot
+
+    smart = {"name": "smart_bot", "version": "2"}
+    entries = [{"seat": i, "name": n} for i, n in enumerate(["a.py#0", "a.py#1", "entrant", "b.py", "random"])]
+    seats = [Seat(e["name"], "command", "x", ready_name=i != 2) for i, e in enumerate(entries)]
+    seats[4] = Seat("random", "strategy", "random")
+    _name_seats(entries, seats, [Said(smart), Said(smart), Said(smart), Said(None), Said(None)])
+    assert [e["name"] for e in entries] == ["smart_bot#0", "smart_bot#1", "entrant", "b.py", "random"]
+    assert [e.get("bot") for e in entries] == [smart, smart, smart, None, None]
+    entries = [{"seat": 0, "name": "random"}, {"seat": 1, "name": "x.py"}]
+    _name_seats(entries, [Seat("random", "strategy", "random"), Seat("x.py", "command", "x", ready_name=True)],
+                [Said(None), Said({"name": "random"})])
+    assert [e["name"] for e in entries] == ["random", "random#1"]  # a name another seat has already
+
+
+# -- stderr logs only when written (issue 18) ---------------------------------------------------
+
+
+def test_a_bot_silent_on_stderr_leaves_no_log_and_a_chatty_one_leaves_its_own(tmp_path):
+    (tmp_path / "seat1.log").touch()  # made beforehand (as for the sandbox) and left empty: removed
+    result, _, players = play(tmp_path, [bot("echo"), bot("random_bot")])
+    assert result.result["faults"] == [0, 0]
+    assert '"type": "hello"' in (tmp_path / "seat0.log").read_text()  # echo copies its input to stderr
+    assert not (tmp_path / "seat1.log").exists()
+    assert players[1].stderr_log() is None and players[0].stderr_log() == tmp_path / "seat0.log"
+
+
+def test_a_bot_that_cannot_start_leaves_the_referees_note_and_its_fault_names_the_log(tmp_path):
+    result, _, _ = play(tmp_path, [[str(tmp_path / "no-such-bot"), "x"], bot("random_bot")])
+    (fault,) = result.faults
+    assert fault.kind == "crash" and fault.log == "seat0.log"
+    assert (tmp_path / "seat0.log").read_text().startswith("[referee] cannot start")
+    assert not (tmp_path / "seat1.log").exists()
+
+
+def test_a_fault_names_no_log_while_the_bot_wrote_nothing(tmp_path):
+    result, _, _ = play(tmp_path, [scripted(acts=[['{"type":"action","id":{id},"index":9}']]), bot("random_bot")])
+    (fault,) = result.faults
+    assert fault.kind == "illegal" and fault.log is None
+    assert not (tmp_path / "seat0.log").exists()

@@ -14,8 +14,9 @@ It decides from each `act` alone (the observation and the legal list), like a st
   it plays last, uses the Crane and a sure basic Casino once the piles are known, always counters.
 
 It says why beside each action (`"debug"`: a short reason, kept in the replay and shown by the
-viewers next to the move). It declares "reuse" in its ready: a tournament may play several matches with one process, each
-starting with its own hello (the game and the PRNG are set up again there); EOF ends it.
+viewers next to the move). It declares "reuse" in its ready: a tournament may play several
+matches with one process, each starting with its own hello (the game and the PRNG are set up
+again there); EOF ends it.
 
 Run it: `referee play presidente -p "python3 bots/python/smart_bot.py" -p random -p random -p random`.
 """
@@ -103,7 +104,7 @@ def _presidente_power(card, revolution):
 def presidente(obs, legal, rng):
     hand = obs["hand"]
     if len(legal) == 1:
-        return 0
+        return 0, "the only legal action"
     if obs["phase"] == "exchange":  # a Citizen's gift: the weakest card, not breaking a set if we can
         def badness(i):
             card = legal[i]["give"]
@@ -111,13 +112,13 @@ def presidente(obs, legal, rng):
                 return (1, -PRESIDENTE_ORDER.index(card[0]))
             return (0, PRESIDENTE_ORDER.index(card[0]) + (1.5 if sum(c[0] == card[0] for c in hand) > 1 else 0))
 
-        return min(range(len(legal)), key=badness)
+        return min(range(len(legal)), key=badness), "give my weakest card"
 
     revolution = obs["revolution"]
     plays = [i for i, a in enumerate(legal) if "play" in a]
     for i in plays:
         if len(legal[i]["play"]) == len(hand):
-            return i  # goes out
+            return i, "go out"
     held = {}
     for c in hand:
         held[c[0]] = held.get(c[0], 0) + 1
@@ -127,19 +128,19 @@ def presidente(obs, legal, rng):
         if ordinary:
             rank = legal[ordinary[0]]["play"][0][0]
             whole = [i for i in ordinary if legal[i]["play"][0][0] == rank]
-            return max(whole, key=lambda i: len(legal[i]["play"]))
-        return plays[0]
+            return max(whole, key=lambda i: len(legal[i]["play"])), "lead my weakest rank, all of it"
+        return plays[0], "lead: only strong cards left"
     # following: the weakest play that breaks no bigger set, else any weakest ordinary one
     whole = [i for i in ordinary if held[legal[i]["play"][0][0]] == len(legal[i]["play"])]
     if whole:
-        return whole[0]
+        return whole[0], "the weakest play that breaks no set"
     if ordinary and (len(hand) <= 6 or danger):
-        return ordinary[0]
+        return ordinary[0], "few cards left, or someone is about to go out"
     if danger or len(hand) <= 3:
         power = [i for i in plays if i not in ordinary]
         if power:
-            return power[0]
-    return next(i for i, a in enumerate(legal) if a.get("pass"))
+            return power[0], "a strong card: someone is about to go out"
+    return next(i for i, a in enumerate(legal) if a.get("pass")), "pass: keep my cards"
 
 
 # -- Mayor ----------------------------------------------------------------------------------------
@@ -183,13 +184,13 @@ def mayor(obs, legal, rng):
     phase = obs["phase"]
     hand = obs["hand"]
     if phase == "counter":
-        return 0  # a Policeman or T1 stops the Thief: always counter (the pass is last)
+        return 0, "counter the Thief"  # a Policeman or T1 stops the Thief: always counter (the pass is last)
     if phase == "call":
         def call_value(i):
             s = legal[i]["call"]
             return (s + "M" not in hand, sum(1 for c in hand if mayor_suit(c) == s))
 
-        return max(range(len(legal)), key=call_value)
+        return max(range(len(legal)), key=call_value), "call the Mayor of my longest suit I lack"
     if phase == "discard":
         length = {s: sum(1 for c in hand if mayor_suit(c) == s) for s in "RYBGT"}
         advanced = obs["mode"] == "advanced"
@@ -199,7 +200,7 @@ def mayor(obs, legal, rng):
             s = mayor_suit(card)
             return (s == "T", length[s], -mayor_votes(card) if advanced else mayor_rank(card))
 
-        return min(range(len(legal)), key=keep)
+        return min(range(len(legal)), key=keep), "put back a short suit"
     return _mayor_play(obs, legal)
 
 
@@ -218,14 +219,14 @@ def _mayor_play(obs, legal):
     if piles is not None and "teams" in obs:
         theirs = piles["opposition" if obs["teams"][seat] == 0 else "candidate"]
         if "CRANE" in special and theirs:
-            return special["CRANE"]
+            return special["CRANE"], "the Crane: take from their pile"
         if not advanced and theirs and "CASINO" in cards:
             sure = next((i for i, a in enumerate(legal) if a.get("name") == theirs[-1]), None)
             if sure is not None:
-                return sure
+                return sure, "a sure Casino: their top card"
     if "THIEF" in special and last and winner is not None and winner not in partners \
             and not any(c in STOPPERS for c in trick) and (partners or obs["revealed"]):
-        return special["THIEF"]
+        return special["THIEF"], "steal the trick, playing last"
     options = [i for i, c in enumerate(cards) if c not in SPECIALS]
     if not options:
         return 0
@@ -241,12 +242,13 @@ def _mayor_play(obs, legal):
         # our side takes this trick: fatten it (advanced: votes count) without wasting trumps
         fat = [i for i in options if mayor_suit(cards[i]) != "T" and cards[i] != keep_mayor and _power(cards[i], led) <= best]
         if fat and advanced:
-            return max(fat, key=lambda i: (mayor_votes(cards[i]), -mayor_rank(cards[i])))
-        return min(options, key=cost)
+            richest = max(fat, key=lambda i: (mayor_votes(cards[i]), -mayor_rank(cards[i])))
+            return richest, "fatten my side's trick"
+        return min(options, key=cost), "my side takes it: play cheap"
     winning = [i for i in options if _power(cards[i], led) > best]
     if winning:
-        return min(winning, key=lambda i: (cards[i] == keep_mayor, _power(cards[i], led)))
-    return min(options, key=cost)
+        return min(winning, key=lambda i: (cards[i] == keep_mayor, _power(cards[i], led))), "the cheapest winning card"
+    return min(options, key=cost), "cannot win it: throw my cheapest"
 
 
 def _mayor_lead(obs, cards, options, keep_mayor):
@@ -257,12 +259,13 @@ def _mayor_lead(obs, cards, options, keep_mayor):
     if buildings:
         top = max(buildings, key=lambda i: mayor_rank(cards[i]))
         if all(f"T{n}" in gone for n in range(mayor_rank(cards[top]) + 1, 20)):
-            return top
+            return top, "lead the highest Building still out"
     length = {s: sum(1 for c in obs["hand"] if mayor_suit(c) == s) for s in "RYBG"}
     suited = [i for i in options if mayor_suit(cards[i]) in length and cards[i] != keep_mayor]
     if suited:
-        return min(suited, key=lambda i: (-length[mayor_suit(cards[i])], mayor_votes(cards[i]), mayor_rank(cards[i])))
-    return min(options, key=lambda i: mayor_rank(cards[i]))
+        lead = min(suited, key=lambda i: (-length[mayor_suit(cards[i])], mayor_votes(cards[i]), mayor_rank(cards[i])))
+        return lead, "lead low from my longest suit"
+    return min(options, key=lambda i: mayor_rank(cards[i])), "lead my lowest card"
 
 
 def _partners(obs):

@@ -51,8 +51,9 @@ from referee.bots import sandbox as _sandbox
 from referee.bots.channel import MAX_PENDING_BYTES, Channel, Closed, PipeChannel
 from referee.bots.family import new_bot_id
 from referee.bots.limits import GRACE_MS, ResourceLimits
-from referee.bots.messages import DEBUG_CAP, DEBUG_DROPPED, DEBUG_MATCH_CAP, NAME_CAP, Invalid, Overlong, encode, event_line, parse, raw_text, shown
-from referee.bots.process import BotProcess, command
+from referee.bots.messages import (DEBUG_CAP, DEBUG_DROPPED, DEBUG_MATCH_CAP, NAME_CAP, Invalid, Overlong, encode,
+                                   event_line, parse, raw_text, shown)
+from referee.bots.process import BotProcess, LazyLog, command
 from referee.game import Action
 from referee.players import RAW_CAP, Fault, Hello, Player, Reply
 
@@ -151,6 +152,7 @@ class SubprocessPlayer(Player):
         self._seat = -1
         self._dead: Fault | None = None  # sticky: every later act returns it without I/O
         self._ready = False
+        self._greeted = False  # hello sent
         self._want_id = -1  # act ids restart with each match
         self._t0 = 0.0
         self._end_deadline: float | None = None
@@ -164,17 +166,32 @@ class SubprocessPlayer(Player):
         """The bot's process id, which is also its process group id (None if it never started)."""
         return self._proc.pid if self._proc is not None else None
 
+    def stderr_log(self) -> Path | None:
+        """This match's stderr log if something is in it yet (the bot's stderr, a referee's note)."""
+        path = self.log_path
+        try:
+            return path if path is not None and path.stat().st_size > 0 else None
+        except OSError:
+            return None
+
     def stderr_tail(self) -> str:
         """The last ~2 KB the bot wrote to stderr."""
         proc = self._proc
         return proc.stderr.text() if proc is not None and proc.stderr is not None else ""
 
+    def spawn(self) -> None:
+        """Start the bot's process now, without waiting for it (`start` then greets it); a
+        kept process runs already. A program that cannot start: `start` returns the crash."""
+        if self._chan is None and self._dead is None and not self._closed and not self._kept:
+            self._open()
+
     def start(self, hello: Hello) -> Fault | None:
-        """Spawn the bot (or, kept from an earlier match, just greet it), send hello, wait for
-        ready within start_ms."""
+        """Spawn the bot unless `spawn` did (or, kept from an earlier match, just greet it),
+        send hello, wait for ready within start_ms (measured from the hello)."""
         self._seat = hello.seat
         if self._kept and not self._closed:
             self._kept = False
+            self._greeted = True
             fault = self._greet(hello)
             if fault is None:
                 return None
@@ -188,16 +205,25 @@ class SubprocessPlayer(Player):
             self._init_match()
             self._seat = hello.seat
             self._log_mode = "ab"  # after what the kept process left in this match's log
-        if self._chan is not None or self._dead is not None or self._closed:
+        if self._greeted or self._dead is not None or self._closed:
             return self._dead
-        fault = self._open()
-        if fault is not None:
-            return fault
+        if self._chan is None:
+            fault = self._open()
+            if fault is not None:
+                return fault
+        self._greeted = True
         try:
             return self._greet(hello)
         except BaseException:
             self.close()
             raise
+
+    def announced(self) -> dict[str, str] | None:
+        """The name, version and author the bot gave in this match's `ready` (None: no ready)."""
+        if self.name is None:
+            return None
+        said = {"name": self.name, "version": self.version, "author": self.author}
+        return {k: v for k, v in said.items() if v is not None}
 
     def _open(self) -> Fault | None:
         """Start the bot's process and open the channel to it; the crash fault if it cannot start.
@@ -205,7 +231,7 @@ class SubprocessPlayer(Player):
         log = None
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            log = open(self.log_path, self._log_mode)
+            log = LazyLog(self.log_path, self._log_mode)  # made at the bot's first stderr byte
             self._log_mode = "wb"
         try:
             argv, env, self.scratch = command(self.argv, cwd=self.cwd, env=self.env, resources=self.resources,
@@ -378,10 +404,8 @@ class SubprocessPlayer(Player):
         if log_path is not None:
             log_path = Path(log_path)
             log_path.parent.mkdir(parents=True, exist_ok=True)
-            log = open(log_path, "wb")
+            log = LazyLog(log_path)  # nothing made yet: the match's fresh player may still use the path
         if not proc.stderr.switch(log, self.stderr_cap):
-            if log is not None:
-                log.close()
             return False
         self.log_path = log_path
         self._init_match()

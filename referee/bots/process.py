@@ -7,9 +7,9 @@ a wrapper command, never by a `preexec_fn`), optionally inside the bubblewrap sa
 `BotProcess` runs it in its own session and process group, so the whole group (children
 included) is killed with one `os.killpg`; `kill` first freezes and kills every process of the
 bot wherever it went (`referee.bots.family`). `StderrDrain` reads stderr on a daemon thread
-into a capped log, so a bot never blocks on a full stderr pipe and never fills the disk; at the
-end it reads to EOF for about a second at most, so a descendant that escaped holding the pipe
-cannot keep the referee waiting.
+into a capped log (a `LazyLog`: made at the first byte), so a bot never blocks on a full stderr
+pipe and never fills the disk; at the end it reads to EOF for about a second at most, so a
+descendant that escaped holding the pipe cannot keep the referee waiting.
 
 Nothing here waits without a deadline; once the process runs, only `drain_stderr` may raise
 (it cannot start its thread), and the caller then kills the process.
@@ -137,9 +137,8 @@ class BotProcess:
         assert self.popen.stdout is not None
         return self.popen.stdout
 
-    def drain_stderr(self, log: Any, cap: int) -> None:
-        """Start reading stderr into `log` (a binary file, closed at the end; or None), at most
-        `cap` bytes of it."""
+    def drain_stderr(self, log: LazyLog | None, cap: int) -> None:
+        """Start reading stderr into `log` (closed at the end; or None), at most `cap` bytes of it."""
         self.stderr = StderrDrain(self.popen.stderr, log, cap, f"referee-stderr-{self.pid}")
 
     def exit_status(self, wait: float) -> str | None:
@@ -234,6 +233,36 @@ class BotProcess:
                 pass
 
 
+class LazyLog:
+    """A bot's stderr log, made only when something is written into it: a bot that writes
+    nothing to stderr leaves no file. A log made beforehand (empty, so that the sandbox could
+    hide it: `referee.bots.sandbox`) is removed at `close` if nothing was written into it."""
+
+    def __init__(self, path: str | Path, mode: str = "wb") -> None:
+        self.path = Path(path)
+        self._mode = mode  # "ab": after what an earlier process of this match left in it
+        self._file: BinaryIO | None = None
+
+    def write(self, data: bytes) -> None:
+        if self._file is None:
+            self._file = open(self.path, self._mode)
+        self._file.write(data)
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
+    def close(self) -> None:
+        """Close the file; remove it if it was made beforehand and is still empty; never raises."""
+        try:
+            if self._file is not None:
+                self._file.close()
+            elif self.path.stat().st_size == 0:
+                self.path.unlink()
+        except OSError:
+            pass
+
+
 class StderrDrain:
     """A daemon thread reading a bot's stderr to EOF: the last bytes kept, the first `cap` logged.
 
@@ -241,7 +270,7 @@ class StderrDrain:
     bot never blocks on a full stderr pipe.
     """
 
-    def __init__(self, pipe: Any, log: Any, cap: int, name: str) -> None:
+    def __init__(self, pipe: Any, log: LazyLog | None, cap: int, name: str) -> None:
         self.tail = b""  # replaced, never mutated: reading it from another thread is safe
         self.total = 0  # bytes read into the current log
         self._pipe = pipe
@@ -282,7 +311,7 @@ class StderrDrain:
         self._log_chunk(data)
         return True
 
-    def switch(self, log: Any, cap: int) -> bool:
+    def switch(self, log: LazyLog | None, cap: int) -> bool:
         """Log from now on into `log` (a reused bot's next match), after logging what the pipe
         holds now into the current log, which is then closed; the tail is emptied. False, and
         nothing switched, if the current log overflowed its cap (the bot flooded stderr) or the

@@ -65,7 +65,7 @@ def play(
     from referee.match import seat_names
     from referee import sealing
     from referee.plugins import build_registry
-    from referee.runner import Limits, match_id
+    from referee.runner import Limits, by_ready_name, match_id
     from referee.bots.sandbox import UNSANDBOXED, require
 
     with _errors():
@@ -73,7 +73,7 @@ def play(
         registry = build_registry(pm)
         g = registry.game(game)
         config = resolve_config(g, parse_assignments(set_), len(player))
-        seats = seat_names(player, registry)
+        seats = by_ready_name(seat_names(player, registry))
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
         if sandbox not in ("none", "bwrap"):
@@ -129,7 +129,8 @@ def _stderr_console():
 def result_json(result, stem: str, key, log_protocol: Path | None = None) -> dict[str, Any]:
     """`play --json`: the match as a script wants it. The header's and the result record's own
     fields (game, config, seed, match, scores, ranks, faults, disqualified, fault_log), each seat
-    with its stderr log's path (None: it has none), each fault with its log's path and the
+    as the header has it (its name, the bot's own from `ready`, and `bot`: what it announced) with
+    its stderr log's path (None: it has none), each fault with its log's path and the
     bot's stderr tail, the replay's path, the protocol log's, and whether the deal key was pinned
     (only then does `--seed` repeat the deal)."""
     header, res = result.header, result.result

@@ -190,6 +190,9 @@ def build_story(replay: Replay, game: Game | None, seat: int | None = None, debu
     players = Table(show_header=False, box=None, pad_edge=False)
     for p_seat, p in enumerate(header.get("players") or []):
         extra = f"{p.get('kind', '')}: {p.get('spec', '')}" if seat is None and isinstance(p, dict) else ""
+        bot = p.get("bot") if extra else None
+        if isinstance(bot, dict):  # what the bot announced in `ready`
+            extra += " · " + " ".join(str(bot[k]) for k in ("name", "version") if bot.get(k))
         players.add_row(names(p_seat), Text(extra, style="dim"))
     head.append(players)
 

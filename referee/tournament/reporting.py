@@ -70,14 +70,16 @@ def fault_rows(records: Iterable[dict[str, Any]]) -> list[FaultRow]:
             row = rows.setdefault(key, FaultRow(*key))
             row.count += 1
             folder = rec["replay"].rsplit("/", 1)[0] if isinstance(rec.get("replay"), str) else "replays"
-            log = f"{folder}/{rec['key']}.seat{seat}.log"  # beside the replay (replays/NNNN/ if sharded)
+            # beside the replay (replays/NNNN/ if sharded); named by the fault only if the bot's log
+            # held something then (a bot silent on stderr has none)
+            log = f"{folder}/{f['log']}" if isinstance(f.get("log"), str) and f["log"] else None
             text = str(f.get("detail", "")) + (f" ({f['hint']})" if f.get("hint") else "")
             firsts.setdefault(key, []).append((rec.get("index", 0), rec["key"], log, text))
     for key, found in firsts.items():
-        found.sort()
+        found.sort(key=lambda x: (x[0], x[1]))
         row = rows[key]
         row.matches = list(dict.fromkeys(k for _, k, _, _ in found))[:FIRST]
-        row.logs = list(dict.fromkeys(log for _, _, log, _ in found))[:FIRST]
+        row.logs = list(dict.fromkeys(log for _, _, log, _ in found if log is not None))[:FIRST]
         row.example = found[0][3]
     return sorted(rows.values(), key=lambda r: (-r.count, r.entrant, r.kind))
 
