@@ -761,3 +761,25 @@ def test_a_fault_names_no_log_while_the_bot_wrote_nothing(tmp_path):
     (fault,) = result.faults
     assert fault.kind == "illegal" and fault.log is None
     assert not (tmp_path / "seat0.log").exists()
+
+
+def test_every_seats_process_is_started_before_the_first_hello(tmp_path):
+    """Issue 19: the bots' start-up times overlap (each hello still waits for its own ready)."""
+    players = [player(bot("random_bot"), log_path=tmp_path / f"seat{i}.log") for i in range(2)]
+    running_at_hello = []
+
+    class Watch:
+        def sent(self, seat, message, state):
+            if message["type"] == "hello":
+                running_at_hello.append([p.pid is not None for p in players])
+
+        def stepped(self, state):
+            pass
+
+    seats = [Seat("random_bot", "command", "random_bot")] * 2
+    result = run_match(PickGame(), {"turns": TURNS, "pad": 0}, 7, seats, players, Limits(move_ms=10000),
+                       monitor=Watch())
+    assert result.result["faults"] == [0, 0]
+    assert running_at_hello == [[True, True], [True, True]]
+    for p in players:
+        assert_gone(p)
