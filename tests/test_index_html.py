@@ -429,7 +429,12 @@ def test_the_index_is_built_with_progress(small):
     out, records = small
     calls = []
     write_index(out, REGISTRY, progress=lambda done, total: calls.append((done, total)))
-    assert calls == [(k, len(records)) for k in range(len(records) + 1)]
+    assert calls == [(0, 0)]  # every page up to date: none to write
+    for name in ("maumau.t0.s1.r0", "maumau.t0.s1.r1"):
+        (out / "replays" / f"{name}.jsonl").touch()
+    calls = []
+    write_index(out, REGISTRY, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(0, 2), (1, 2), (2, 2)]  # the pages it writes, counted
     proc = referee("replay", "--index", str(out))  # not a terminal: the one line only
     assert proc.returncode == 0 and proc.stdout == f"written: {out / 'index.html'}\n"
     (out / "replays" / "maumau.t0.s1.r0.jsonl").touch()  # one page to write again
@@ -449,4 +454,23 @@ def test_the_index_is_built_with_progress(small):
     os.close(leader)
     assert run.wait(timeout=60) == 0
     text = seen.decode(errors="replace")
-    assert "index: viewer pages" in text and f"{len(records)}/{len(records)}" in text and "written:" in text
+    assert "index: viewer pages" in text and "1/1" in text and "written:" in text
+
+
+def test_pages_written_on_several_processes_are_those_written_on_one(small, tmp_path):
+    import shutil
+
+    out, records = small
+    copy = tmp_path / "t"
+    shutil.copytree(out, copy)
+    for page in (copy / "replays").glob("*.html"):
+        page.unlink()
+    calls = []
+    write_index(copy, REGISTRY, progress=lambda done, total: calls.append((done, total)), jobs=2)
+    pages = sorted(p.name for p in (out / "replays").glob("*.html"))
+    assert len(pages) >= 16 and pages == sorted(p.name for p in (copy / "replays").glob("*.html"))
+    assert calls == [(k, len(pages)) for k in range(len(pages) + 1)]
+    for name in pages:
+        assert (copy / "replays" / name).read_bytes() == (out / "replays" / name).read_bytes()
+    assert (copy / "index.html").read_text().replace(str(copy), "OUT") == (out / "index.html").read_text().replace(
+        str(out), "OUT")

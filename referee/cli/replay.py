@@ -3,6 +3,7 @@ from its own records): see docs/replays.md."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -34,7 +35,7 @@ def replay(
             from referee.replay.index import write_index
 
             with rich_progress(_console()) as progress:  # a bar on a terminal: the viewer pages take a while
-                path = write_index(index, _registry(), progress=progress)
+                path = write_index(index, _registry(), progress=progress, jobs=os.cpu_count() or 1)
             typer.echo(f"written: {path}")
             return
         if file is None:

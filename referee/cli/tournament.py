@@ -3,6 +3,7 @@ files (computed once: the index uses them too)."""
 
 from __future__ import annotations
 
+import os
 from contextlib import ExitStack, nullcontext
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -183,7 +184,9 @@ def tournament(
         from referee.replay.index import write_index
 
         with rich_progress(console) as progress:  # a bar on a terminal: the viewer pages take a while
-            path = write_index(config.out, registry, table, progress=progress)
+            # the pages on as many processes as the matches ran on (all cores after a Dask run)
+            jobs = config.concurrency if config.executor == "local" and config.concurrency > 0 else os.cpu_count()
+            path = write_index(config.out, registry, table, progress=progress, jobs=jobs or 1)
         console.print(f"index: {path}", highlight=False, markup=False)
         verifier.report(console)
 

@@ -18,6 +18,7 @@ page stays usable at that size.
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import urllib.parse
@@ -271,7 +272,7 @@ def _stem(name: str) -> str:
 
 
 def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, Any] | None = None,
-                progress: Callable[[int, int], None] | None = None) -> Path:
+                progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> Path:
     """Write `index.html` into a tournament's output directory: the standings, the head-to-head
     matrices, the faults, and every match with a link to its replay and to its viewer page
     (written beside the replay, `.html`, when missing or older than the replay). Returns the
@@ -280,7 +281,8 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     `standings`: the tournament's computed standings (`referee.tournament.standings.compute`), if the caller
     has them already; else they are computed from the journal, as `referee standings` does (an
     SPRT entry's matches beyond its deciding set not counted). `progress(done, total)` is called
-    as the matches' viewer pages are seen to (the slow part), from (0, total) to (total, total)."""
+    as the viewer pages to write are written (the slow part), from (0, total) to (total, total);
+    `jobs`: how many processes write them."""
     from referee.tournament import sprt
     from referee.tournament import standings as st
     from referee.tournament.reporting import fault_rows
@@ -293,7 +295,7 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     head, records = st.read_journal(journal)
     name = (head or {}).get("name", "") or out.name
     registry = registry if registry is not None else load_registry()
-    rows, viewers = _match_rows(out, records, registry, progress)
+    rows, viewers = _match_rows(out, records, registry, progress, jobs)
     sections, nav = [], []
     if records:
         counted = sprt.counted(records, sprt.read_decisions(journal))
@@ -591,31 +593,36 @@ def _result(rec: dict[str, Any]) -> str:
 
 
 def _match_rows(out: Path, records: list[dict[str, Any]], registry: Any,
-                progress: Callable[[int, int], None] | None) -> tuple[list[str], dict[str, str]]:
+                progress: Callable[[int, int], None] | None, jobs: int) -> tuple[list[str], dict[str, str]]:
     """The index's row of each match, writing its viewer page when missing or older than its
-    replay; and the viewer page of each match that has one (by match key, relative to `out`)."""
-    rows: list[str] = []
-    viewers: dict[str, str] = {}
-    total = len(records)
-    if progress is not None:
-        progress(0, total)
-    for done, rec in enumerate(sorted(records, key=lambda r: r.get("index", 0)), 1):
-        key = str(rec.get("key"))
+    replay (`_write_pages`); and the viewer page of each match that has one (by match key,
+    relative to `out`)."""
+    records = sorted(records, key=lambda r: r.get("index", 0))
+    pages: dict[str, Path] = {}  # match key -> its viewer page, for the matches whose replay exists
+    stale: list[tuple[str, Path, Path]] = []
+    for rec in records:
         replay_rel = str(rec.get("replay") or "")
         replay_path = out / replay_rel if replay_rel else None
-        match = html.escape(key)
         if replay_path is not None and replay_path.is_file():
             page = replay_path.with_name(_stem(replay_path.name) + ".html")
-            try:
-                if not page.is_file() or page.stat().st_mtime < replay_path.stat().st_mtime:
-                    rep = load_replay(replay_path)
-                    write_viewer(rep, registry.games.get(rep.game), page, assets=out / "viewer", index=out / "index.html")
+            pages[str(rec.get("key"))] = page
+            if not page.is_file() or page.stat().st_mtime < replay_path.stat().st_mtime:
+                stale.append((str(rec.get("key")), replay_path, page))
+    failed = _write_pages(out, stale, registry, progress, jobs)
+    rows: list[str] = []
+    viewers: dict[str, str] = {}
+    for rec in records:
+        key = str(rec.get("key"))
+        match = html.escape(key)
+        page = pages.get(key)
+        if page is not None:
+            if key in failed:
+                match += f' <span class="bad" title="{_attr(failed[key])}">no viewer</span>'
+            else:
                 rel = page.relative_to(out).as_posix()
                 match = f'<a href="{_href(rel)}">{html.escape(key)}</a>'
                 viewers[key] = rel
-            except UsageError as exc:
-                match += f' <span class="bad" title="{_attr(exc)}">no viewer</span>'
-            match += f' <a class="r" href="{_href(Path(replay_rel).as_posix())}">replay</a>'
+            match += f' <a class="r" href="{_href(Path(str(rec.get("replay"))).as_posix())}">replay</a>'
         else:
             match += ' <span class="muted">(replay missing)</span>'
         flagged = sum(rec["faults"])
@@ -623,9 +630,67 @@ def _match_rows(out: Path, records: list[dict[str, Any]], registry: Any,
         faults = f'<td class="bad">{_number(flagged)}</td>' if flagged else "<td></td>"
         rows.append(f"<tr><td>{_number(rec.get('index'))}</td><td>{match}</td><td>{html.escape(str(rec['game']))}</td>"
                     f"<td>{seed}</td><td>{_result(rec)}</td>{faults}</tr>")
-        if progress is not None:
-            progress(done, total)
     return rows, viewers
+
+
+#: the fewest pages to write per process before `_write_pages` uses more than one
+_PAGES_PER_JOB = 8
+
+
+def _write_pages(out: Path, stale: list[tuple[str, Path, Path]], registry: Any,
+                 progress: Callable[[int, int], None] | None, jobs: int) -> dict[str, str]:
+    """Write the viewer page of each (match key, replay, page) in `stale`, on up to `jobs`
+    processes (a page re-simulates its match once per view: about 0.1-0.3 s of CPU each); the
+    reason of each match whose page could not be built, by key. `progress(done, total)` counts
+    the pages. The processes load the installed games themselves (`load_registry`), so `registry`
+    is used only when the pages are written here."""
+    total = len(stale)
+    if progress is not None:
+        progress(0, total)
+    failed: dict[str, str] = {}
+    jobs = min(jobs, total // _PAGES_PER_JOB)
+    if jobs <= 1:
+        for done, (key, replay, page) in enumerate(stale, 1):
+            problem = _write_page(out, replay, page, registry)
+            if problem is not None:
+                failed[key] = problem
+            if progress is not None:
+                progress(done, total)
+        return failed
+    import concurrent.futures
+    import multiprocessing
+
+    # spawned, not forked: this process may run threads (the progress bar's)
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(_write_page, out, replay, page): key for key, replay, page in stale}
+        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            problem = future.result()
+            if problem is not None:
+                failed[futures[future]] = problem
+            if progress is not None:
+                progress(done, total)
+    return failed
+
+
+@functools.cache
+def _installed() -> Any:
+    """The installed games, loaded once per page-writing process."""
+    from referee.plugins import load_registry
+
+    return load_registry()
+
+
+def _write_page(out: Path, replay: Path, page: Path, registry: Any = None) -> str | None:
+    """Write one match's viewer page, linking the output directory's shared viewer files and
+    its index; None, or why it cannot be built."""
+    if registry is None:
+        registry = _installed()
+    try:
+        rep = load_replay(replay)
+        write_viewer(rep, registry.games.get(rep.game), page, assets=out / "viewer", index=out / "index.html")
+    except UsageError as exc:
+        return str(exc)
+    return None
 
 
 #: the characters of a fault's text the index shows (standings.json holds it whole)
