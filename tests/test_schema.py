@@ -284,6 +284,7 @@ def test_schema_rejects(definition, message, validators):
         ("maumau_to_referee", {"type": "action", "id": 17, "action": {"play": "7S", "say": "mau"}}),
         ("maumau_to_referee", {"type": "action", "id": 17, "action": {"play": "JH", "suit": "S"}}),
         ("maumau_to_referee", {"type": "action", "id": 17, "index": 0}),
+        ("maumau_to_referee", {"type": "action", "id": 17, "index": 0, "debug": "shed KS, worth 10 points"}),
         ("presidente_to_referee", {"type": "action", "id": 2, "action": {"play": ["5S", "5H"]}}),
         ("mayor_to_referee", {"type": "action", "id": 2, "action": {"discard": "Y4"}}),
         ("message", {"type": "event", "event": {"kind": "a_kind_from_a_plugin", "anything": [1]}}),
