@@ -37,7 +37,8 @@ run wrote under its output directory (replays, logs, journal), per match. The de
 
 Usage: python bench/reuse.py [--quick] [--only shipped,shipped-real,gauntlet] [--concurrency 1,2]
        [--shipped-seeds N] [--gauntlet-seeds N]
-Prints a table and writes bench/results/reuse.json (with the machine, the load and the commit).
+Prints a table and writes bench/results/reuse.json (with the machine, the load and the commit),
+after every run (`"complete": false` until the last).
 Never asserts anything.
 """
 
@@ -318,6 +319,34 @@ def _real_python() -> str:
     return os.path.realpath(getattr(sys, "_base_executable", sys.executable))
 
 
+def compare(rows: list[dict[str, Any]], decided: dict[tuple[str, int, int], Any], parts: list[str],
+            levels: list[int]) -> list[dict[str, Any]]:
+    """Each tournament's speed-up with reuse at each concurrency (of the runs done so far), and
+    whether reuse left the standings and every result as they were."""
+    def row(part: str, concurrency: int, reuse: int) -> dict[str, Any] | None:
+        return next((r for r in rows if (r["tournament"], r["concurrency"], r["reuse_matches"])
+                     == (part, concurrency, reuse)), None)
+
+    speedups = []
+    for part in parts:
+        base = "shipped-real" if part.startswith("shipped-seeds") else part
+        for concurrency in levels:
+            off, on = row(base, concurrency, 0), row(part, concurrency, 100)
+            if off is None or on is None:
+                continue
+            same = None
+            if base == part:  # the same matches with and without reuse: the same standings?
+                same = decided[part, concurrency, 0] == decided[part, concurrency, 100]
+            speedups.append({"tournament": part, "against": base, "concurrency": concurrency,
+                             "speedup": round(on["matches_per_s"] / off["matches_per_s"], 2),
+                             "cpu_ratio": round(off["cpu_ms_per_match"] / on["cpu_ms_per_match"], 2),
+                             "starts_ratio": round(off["starts_per_match"] / on["starts_per_match"], 2)
+                             if on["starts_per_match"] else None,
+                             "met": on["matches_per_s"] >= TARGET * off["matches_per_s"],
+                             "identical_standings": same})
+    return speedups
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
@@ -329,6 +358,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--shipped-seating", default=None, help="seating of the shipped file (default: its own)")
     parser.add_argument("--shipped-seeds", type=int, action="append", default=[],
                         help="also the shipped file with this many seeds, reuse on only (repeatable)")
+    parser.add_argument("--commit", default=None, help="the commit to name (default: the checkout's, from git)")
     parser.add_argument("--python", default=None, help="the interpreter of shipped-real (default: this one's)")
     args = parser.parse_args(argv)
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
@@ -340,12 +370,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     subreaper = _subreaper()
     _c_bot()
     info = machine()
-    commit = _commit()
+    commit = args.commit or _commit()
     print(f"reuse bench: {machine_line(info)}; commit {commit}; subreaper "
           f"{'on' if subreaper else 'off (CPU of orphans missed)'}; python3 on PATH: {shutil.which('python3')}",
           flush=True)
     rows: list[dict[str, Any]] = []
     decided: dict[tuple[str, int, int], dict[str, Any]] = {}
+    data: dict[str, Any] = {"target": TARGET, "gauntlet_seeds": seeds,
+                            "shipped_seating": seating or "as in tournament.toml", "subreaper": subreaper,
+                            "commit": commit, "python3": shutil.which("python3"), "real_python": python,
+                            "load_at_start": info["loadavg"], "node_extra_ca_certs": os.environ.get("NODE_EXTRA_CA_CERTS")}
     with tempfile.TemporaryDirectory(prefix="referee-reuse-bench-") as tmp_name:
         tmp = Path(tmp_name)
         plugins = tmp / "plugins"
@@ -369,29 +403,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                            else None, "loadavg": [round(x, 2) for x in os.getloadavg()]}
                     shutil.rmtree(out, ignore_errors=True)
                     rows.append(row)
+                    # written after every run: a bench cut short keeps what it measured
+                    write_results("reuse", {**data, "rows": rows, "speedups": compare(rows, decided, parts, levels),
+                                            "complete": False})
                     print(f"  {part} concurrency {concurrency} reuse_matches {reuse}: {row['matches']} matches in "
                           f"{row['seconds']:.1f} s, {row['matches_per_s']:.2f}/s, {row['starts_per_match']:.2f} "
                           f"starts a match, load {row['loadavg'][0]}", flush=True)
-    speedups = []
-    for part in parts:
-        base = "shipped-real" if part.startswith("shipped-seeds") else part
-        for concurrency in levels:
-            off = next((r for r in rows if (r["tournament"], r["concurrency"], r["reuse_matches"])
-                        == (base, concurrency, 0)), None)
-            on = next(r for r in rows if (r["tournament"], r["concurrency"], r["reuse_matches"])
-                      == (part, concurrency, 100))
-            if off is None:
-                continue
-            same = None
-            if base == part:  # the same matches with and without reuse: the same standings?
-                same = decided[part, concurrency, 0] == decided[part, concurrency, 100]
-            speedups.append({"tournament": part, "against": base, "concurrency": concurrency,
-                             "speedup": round(on["matches_per_s"] / off["matches_per_s"], 2),
-                             "cpu_ratio": round(off["cpu_ms_per_match"] / on["cpu_ms_per_match"], 2),
-                             "starts_ratio": round(off["starts_per_match"] / on["starts_per_match"], 2)
-                             if on["starts_per_match"] else None,
-                             "met": on["matches_per_s"] >= TARGET * off["matches_per_s"],
-                             "identical_standings": same})
+    speedups = compare(rows, decided, parts, levels)
     headers = ["tournament", "conc.", "reuse", "matches", "s", "matches/s", "CPU ms/match", "start share",
                "start ms/match", "starts/match", "fewest", "peak RSS MB", "max proc MB", "out B/match", "faults"]
     body = [[r["tournament"], r["concurrency"], "on" if r["reuse_matches"] else "off", r["matches"], r["seconds"],
@@ -408,11 +426,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                   {True: "identical", False: "DIFFER", None: "-"}[s["identical_standings"]]] for s in speedups]))
     after = machine()
     print(f"\nload average at the end {'/'.join(str(x) for x in after['loadavg'] or [])}")
-    data = {"rows": rows, "speedups": speedups, "target": TARGET, "gauntlet_seeds": seeds,
-            "shipped_seating": seating or "as in tournament.toml", "subreaper": subreaper, "commit": commit,
-            "python3": shutil.which("python3"), "real_python": python,
-            "load_at_start": info["loadavg"], "load_at_end": after["loadavg"],
-            "node_extra_ca_certs": os.environ.get("NODE_EXTRA_CA_CERTS")}
+    data.update(rows=rows, speedups=speedups, load_at_end=after["loadavg"], complete=True)
     write_results("reuse", data)
     return data
 
