@@ -138,12 +138,15 @@ def make_players(
     logs = [log_dir / f"{log_stem}.seat{i}.log" if log_dir is not None and seat.kind == "command" else None
             for i, seat in enumerate(seats)]
     if log_dir is not None:
-        # Every seat's log exists before any bot starts, so that a sandboxed bot sharing a directory
-        # with them sees none of them (referee.bots.sandbox hides files one by one there).
         log_dir.mkdir(parents=True, exist_ok=True)
-        for path in logs:
-            if path is not None:
-                path.touch()
+        if limits.sandbox == "bwrap":
+            # Every seat's log exists before any bot starts, so that a sandboxed bot sharing a
+            # directory with them sees none of them (referee.bots.sandbox hides files one by one
+            # there); one left empty is removed when its bot is closed. Unsandboxed, a log is
+            # created at its bot's first byte.
+            for path in logs:
+                if path is not None:
+                    path.touch()
     hidden = [*(hide if hide is not None else [log_dir] if log_dir is not None else []),
               *(p for p in logs if p is not None)]
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
 import sys
 from pathlib import Path
@@ -108,3 +109,17 @@ def test_the_terminal_replay_shows_debug_beside_the_move_in_the_whole_view_and_t
         assert "[0] debugger" in line  # on the move's own line
     assert "// reason" not in other and "// x" not in other
     assert "// reason" not in _shown(replay, game, debug=False)
+
+
+def test_the_replay_command_leaves_debug_out_with_no_debug(played):
+    import subprocess
+
+    replay, _ = played
+
+    def shown(*flags: str) -> str:
+        proc = subprocess.run([sys.executable, "-m", "referee", "replay", str(replay), *flags], capture_output=True,
+                              text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    assert "// reason" in shown() and "// reason" not in shown("--no-debug")

@@ -25,7 +25,8 @@ def test_durations():
 
 
 def test_fault_rows_count_by_entrant_and_kind_name_the_first_matches_and_logs_in_any_order():
-    records = [rec(i, ["a", "b"], [1, 2], [{"seat": 1, "kind": "timeout", "detail": "no reply", "hint": "flush"}]
+    records = [rec(i, ["a", "b"], [1, 2], [{"seat": 1, "kind": "timeout", "detail": "no reply", "hint": "flush",
+                                              "log": f"maumau.g0.t0.s{i}.r0.seat1.log"}]
                    if i % 2 else []) for i in range(10)]
     records.append(rec(10, ["b", "a"], [2, 1], [{"seat": 1, "kind": "illegal", "detail": "x"}]))
     rows = fault_rows(records)

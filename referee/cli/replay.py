@@ -24,6 +24,9 @@ def replay(
         Optional[Path], typer.Option(help="Write index.html (standings and a viewer per match) into this "
                                      "tournament output directory.")
     ] = None,
+    no_debug: Annotated[
+        bool, typer.Option("--no-debug", help="Leave out the debug text bots sent beside their moves.")
+    ] = False,
 ) -> None:
     """Show a match deal by deal: hands, every play, penalties, specials, scores, faults."""
     from referee.errors import UsageError
@@ -59,7 +62,7 @@ def replay(
             return
         from referee.replay.terminal import build_story, render
 
-        story = build_story(rep, game, seat)
+        story = build_story(rep, game, seat, debug=not no_debug)
         render(_console(), story, deal)
 
 
