@@ -288,13 +288,14 @@ def fewest_starts(path: Path) -> int:
     """The fewest bot processes a tournament can start with reuse (one worker): a process plays
     at most one match per seed of a game entry, so each command entrant needs at least as many
     as it plays matches in one entry, divided by the entry's seeds, in the entry where that is
-    most (the processes go from entry to entry)."""
+    most (the processes go from entry to entry), and at least its matches over reuse_matches."""
     from referee.plugins import load_registry
     from referee.tournament.config import load_tournament
 
     config = load_tournament(path, load_registry())
     matches = config.matches()
     need: dict[str, int] = {}
+    total: dict[str, int] = {}
     for entry, span in zip(config.games, config.spans()):
         played: dict[str, int] = {}
         for m in matches[span.start:span.stop]:
@@ -303,7 +304,8 @@ def fewest_starts(path: Path) -> int:
                     played[name] = played.get(name, 0) + 1
         for name, count in played.items():
             need[name] = max(need.get(name, 0), -(-count // entry.seeds))
-    return sum(need.values())
+            total[name] = total.get(name, 0) + count
+    return sum(max(n, -(-total[name] // config.reuse_matches)) for name, n in need.items())
 
 
 def _commit() -> str:
