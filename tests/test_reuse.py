@@ -523,7 +523,7 @@ def test_reuse_matches_in_the_tournament_file(tmp_path, reuser):
     assert config.reuse_matches == 0 and tour.reuse_pool(config) is None
     config = load_tournament(tournament(tmp_path, reuser, duplicate=True, limits="reuse_matches = 5"), REGISTRY)
     size, most, deals = tour.reuse_pool(config)
-    assert (size, most) == (2, 5)  # two seatings per seed: two processes per command
+    assert (size, most) == (tour.KEPT, 5)  # no SPRT: a seating's seeds in a run, KEPT idle per command
     assert deals == {"bot": frozenset(("maumau", m.seed) for m in config.matches())}  # 4 deals, fewer than 5
     config = load_tournament(tournament(tmp_path, reuser, limits="reuse_matches = 4"), REGISTRY)
     assert tour.reuse_pool(config)[2] == {}  # as many deals as matches a process plays: not told
@@ -559,3 +559,36 @@ def test_a_killed_tournament_with_kept_bots_resumes_to_the_same_standings(tmp_pa
     assert standings.as_dict(standings.compute(after)) == standings.as_dict(
         standings.compute(read_journal(fresh / JOURNAL)[1]))
     no_bot_left(reuser)
+
+
+def test_the_pool_keeps_a_whole_duplicate_set_only_for_an_sprt_entry(tmp_path):
+    """An SPRT entry plays the seatings of a deal back to back (each needs its own process, and
+    the next set can reuse them all); any other entry a seating's seeds at a time: KEPT do."""
+    def size(sprt: str) -> int:
+        path = tmp_path / "t.toml"
+        path.write_text(f'''
+seed = 1
+duplicate = true
+seeds = 10
+[[entrants]]
+name = "bot"
+command = "python3 {BOTS / 'python' / 'random_bot.py'}"
+[[entrants]]
+name = "a"
+strategy = "random"
+[[entrants]]
+name = "b"
+strategy = "first"
+[[entrants]]
+name = "c"
+strategy = "random"
+[[games]]
+game = "presidente"
+schedule = "gauntlet"
+focus = "bot"
+{sprt}
+''')
+        return tour.reuse_pool(load_tournament(path, REGISTRY))[0]
+
+    assert size("") == tour.KEPT
+    assert size("sprt = { elo0 = 0, elo1 = 10, alpha = 0.05, beta = 0.05 }") == tour.POOL_MAX  # 24 seatings, capped
