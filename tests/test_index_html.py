@@ -474,3 +474,20 @@ def test_pages_written_on_several_processes_are_those_written_on_one(small, tmp_
         assert (copy / "replays" / name).read_bytes() == (out / "replays" / name).read_bytes()
     assert (copy / "index.html").read_text().replace(str(copy), "OUT") == (out / "index.html").read_text().replace(
         str(out), "OUT")
+
+
+def test_without_viewers_the_index_links_the_replays_and_only_pages_up_to_date(small, tmp_path):
+    # [output] viewers = false (a big run): no page written at the end, `referee replay --index` writes them
+    import shutil
+
+    out, records = small
+    copy = tmp_path / "t"
+    shutil.copytree(out, copy)
+    kept = copy / "replays" / "maumau.t0.s1.r0.html"  # up to date: still linked
+    for page in (copy / "replays").glob("*.html"):
+        if page != kept:
+            page.unlink()
+    text = write_index(copy, REGISTRY, viewers=False).read_text()
+    assert sorted(p.name for p in (copy / "replays").glob("*.html")) == [kept.name]
+    assert 'href="replays/maumau.t0.s1.r0.html"' in text and 'href="replays/maumau.t0.s1.r1.html"' not in text
+    assert 'href="replays/maumau.t0.s1.r1.jsonl"' in text and "no viewer" not in text

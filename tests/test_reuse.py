@@ -132,6 +132,8 @@ seeds = {seeds}
 duplicate = {str(duplicate).lower()}
 seating = "rotation"
 concurrency = 1
+[output]
+viewers = false
 [limits]
 {limits}
 [[entrants]]

@@ -41,6 +41,8 @@ GREEDY = """
 name = "sprt"
 seed = 3
 concurrency = 1
+[output]
+viewers = false  # journal and standings are read: no viewer page to build
 [[entrants]]
 strategy = "maumau-greedy"
 [[entrants]]
@@ -62,6 +64,8 @@ sprt = { elo0 = 0, elo1 = 50, alpha = 0.05, beta = 0.05 }
 IDENTICAL = """
 seed = 4
 concurrency = 1
+[output]
+viewers = false
 [[entrants]]
 name = "first"
 strategy = "first"

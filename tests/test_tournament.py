@@ -42,6 +42,8 @@ seed = 5
 duplicate = true
 seeds = {seeds}
 concurrency = {concurrency}
+[output]
+viewers = false  # these tests read the journal and standings: no viewer page to build
 {entrants}
 [[games]]
 game = "maumau"
@@ -203,6 +205,8 @@ def test_killed_tournament_resumes_to_identical_standings(tmp_path):
 
     _, after = read_journal(journal)
     assert sorted(r["index"] for r in after) == list(range(total)), "every match exactly once"
+    # [output] viewers = false: the index, no viewer page
+    assert (killed / "index.html").is_file() and not list((killed / "replays").glob("*.html"))
     assert json.loads((killed / "standings.json").read_text()) == json.loads(
         (tmp_path / "fresh" / "standings.json").read_text())
 
@@ -655,6 +659,12 @@ def test_output_keeps_only_the_replays_of_matches_with_a_fault_compressed(tmp_pa
     assert kept == sorted(f"{r['key']}.jsonl.gz" for r in with_fault)  # no partial file left either
     for r in with_fault:
         assert list(read_replay(tmp_path / "out" / r["replay"]))[-1]["type"] == "result"
+    assert config.output.viewers  # by default a viewer page per kept replay
+    path.write_text(path.read_text().replace("compress = true\n", "compress = true\nviewers = false\n"))
+    assert not load_tournament(path, REGISTRY).output.viewers
+    path.write_text(path.read_text().replace("viewers = false", 'viewers = "no"'))
+    with pytest.raises(ConfigError, match="output.viewers"):
+        load_tournament(path, REGISTRY)
 
 
 def test_replays_of_a_long_schedule_spread_over_folders_of_1000():

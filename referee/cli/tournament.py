@@ -186,7 +186,8 @@ def tournament(
         with rich_progress(console) as progress:  # a bar on a terminal: the viewer pages take a while
             # the pages on as many processes as the matches ran on (all cores after a Dask run)
             jobs = config.concurrency if config.executor == "local" and config.concurrency > 0 else os.cpu_count()
-            path = write_index(config.out, registry, table, progress=progress, jobs=jobs or 1)
+            path = write_index(config.out, registry, table, progress=progress, jobs=jobs or 1,
+                               viewers=config.output.viewers)
         console.print(f"index: {path}", highlight=False, markup=False)
         verifier.report(console)
 

@@ -272,7 +272,7 @@ def _stem(name: str) -> str:
 
 
 def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, Any] | None = None,
-                progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> Path:
+                progress: Callable[[int, int], None] | None = None, jobs: int = 1, viewers: bool = True) -> Path:
     """Write `index.html` into a tournament's output directory: the standings, the head-to-head
     matrices, the faults, and every match with a link to its replay and to its viewer page
     (written beside the replay, `.html`, when missing or older than the replay). Returns the
@@ -282,7 +282,8 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     has them already; else they are computed from the journal, as `referee standings` does (an
     SPRT entry's matches beyond its deciding set not counted). `progress(done, total)` is called
     as the viewer pages to write are written (the slow part), from (0, total) to (total, total);
-    `jobs`: how many processes write them."""
+    `jobs`: how many processes write them. Without `viewers` no page is written: a match is
+    linked to its page only if one is up to date (`[output] viewers = false`)."""
     from referee.tournament import sprt
     from referee.tournament import standings as st
     from referee.tournament.reporting import fault_rows
@@ -295,7 +296,7 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     head, records = st.read_journal(journal)
     name = (head or {}).get("name", "") or out.name
     registry = registry if registry is not None else load_registry()
-    rows, viewers = _match_rows(out, records, registry, progress, jobs)
+    rows, pages = _match_rows(out, records, registry, progress, jobs, viewers)
     sections, nav = [], []
     if records:
         counted = sprt.counted(records, sprt.read_decisions(journal))
@@ -313,7 +314,7 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
             order = [r["entrant"] for r in table["games"].get(game, [])]
             sections.append(_matrix_html(number, game, pairs, order, notes.get(game)))
             nav.append((f"h2h-{number}", f"head to head: {game}"))
-        faults = _faults_html(table.get("faults", []), out, viewers)
+        faults = _faults_html(table.get("faults", []), out, pages)
         if faults:
             sections.append(faults)
             nav.append(("faults", "faults"))
@@ -593,10 +594,11 @@ def _result(rec: dict[str, Any]) -> str:
 
 
 def _match_rows(out: Path, records: list[dict[str, Any]], registry: Any,
-                progress: Callable[[int, int], None] | None, jobs: int) -> tuple[list[str], dict[str, str]]:
+                progress: Callable[[int, int], None] | None, jobs: int,
+                write: bool = True) -> tuple[list[str], dict[str, str]]:
     """The index's row of each match, writing its viewer page when missing or older than its
-    replay (`_write_pages`); and the viewer page of each match that has one (by match key,
-    relative to `out`)."""
+    replay (`_write_pages`; not with `write` false: then such a match links its replay only);
+    and the viewer page of each match that has one (by match key, relative to `out`)."""
     records = sorted(records, key=lambda r: r.get("index", 0))
     pages: dict[str, Path] = {}  # match key -> its viewer page, for the matches whose replay exists
     stale: list[tuple[str, Path, Path]] = []
@@ -608,7 +610,8 @@ def _match_rows(out: Path, records: list[dict[str, Any]], registry: Any,
             pages[str(rec.get("key"))] = page
             if not page.is_file() or page.stat().st_mtime < replay_path.stat().st_mtime:
                 stale.append((str(rec.get("key")), replay_path, page))
-    failed = _write_pages(out, stale, registry, progress, jobs)
+    failed = _write_pages(out, stale, registry, progress, jobs) if write else {}
+    unwritten = set() if write else {key for key, _, _ in stale}
     rows: list[str] = []
     viewers: dict[str, str] = {}
     for rec in records:
@@ -618,7 +621,7 @@ def _match_rows(out: Path, records: list[dict[str, Any]], registry: Any,
         if page is not None:
             if key in failed:
                 match += f' <span class="bad" title="{_attr(failed[key])}">no viewer</span>'
-            else:
+            elif key not in unwritten:
                 rel = page.relative_to(out).as_posix()
                 match = f'<a href="{_href(rel)}">{html.escape(key)}</a>'
                 viewers[key] = rel

@@ -91,6 +91,10 @@ class Output:
 
     replays: str = "all"  # "all" or "faults"
     compress: bool = False  # replays as .jsonl.gz (the viewers and verify read them)
+    # a viewer page per kept replay, written with the index at the end (a tenth to a third of a
+    # second of CPU each); false: the index links the replays only (`referee replay --index DIR`
+    # writes the pages later)
+    viewers: bool = True
     shard: bool = False  # replays under replays/NNNN/ (set for schedules over SHARD_AT)
 
     def replay(self, index: int, key: str) -> str:
@@ -401,15 +405,16 @@ def _reuse_matches(r: _Reader, limits: dict) -> int:
 
 
 def _output(r: _Reader, data: dict) -> Output:
-    """The [output] table: replays ("all" or "faults") and compress (a boolean)."""
+    """The [output] table: replays ("all" or "faults"), compress and viewers (booleans)."""
     table = r.get(data, "output", "", dict, default={})
     for key in table:
-        if key not in ("replays", "compress"):
-            raise r.fail(f"output.{key}", "one of the keys compress, replays (unknown key)")
+        if key not in ("replays", "compress", "viewers"):
+            raise r.fail(f"output.{key}", "one of the keys compress, replays, viewers (unknown key)")
     replays = r.get(table, "replays", "output", str, default="all")
     if replays not in REPLAYS_KEPT:
         raise r.fail("output.replays", '"all" or "faults"', replays)
-    return Output(replays, r.get(table, "compress", "output", bool, default=False))
+    return Output(replays, r.get(table, "compress", "output", bool, default=False),
+                  viewers=r.get(table, "viewers", "output", bool, default=True))
 
 
 def _sprt(r: _Reader, g: dict, where: str, schedule: str, seeds: int) -> Sprt | None:
