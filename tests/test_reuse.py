@@ -376,6 +376,33 @@ def test_conduct_ends_the_process_and_no_match_pays_for_it(tmp_path, reuser, mod
     no_bot_left(reuser)
 
 
+def test_the_seats_of_a_match_are_checked_in_one_pass_over_proc(tmp_path, reuser, monkeypatch):
+    """Whether each kept seat runs alone is found for every seat of the match in one pass over
+    /proc (a pass costs milliseconds on a busy machine), and a child beside a seat given back
+    after the first is still found: that process is not kept, the others are."""
+    from referee.bots import pool as pool_module
+
+    passes = []
+    real = pool_module.Snapshot
+    monkeypatch.setattr(pool_module, "Snapshot", lambda since: passes.append(since) or real(since))
+    pool = BotPool(4, 100)
+    clean, forker = f"{sys.executable} {reuser}", f"{sys.executable} {reuser} fork@1"
+    seats = [Seat("a", "command", clean), Seat("b", "command", clean), Seat("c", "command", forker)]
+    keys = [("a",), ("b",), ("c",)]
+    pids = []
+    for seed in (1, 2):
+        players = make_players(MAUMAU, {"target": 10}, seed, seats, REGISTRY, Limits(), tmp_path, f"m{seed}")
+        players = pool.seat(players, keys, ("maumau", seed))
+        run_match(MAUMAU, {"target": 10}, seed, seats, players, Limits())
+        pids.append([HELLO.findall((tmp_path / f"m{seed}.seat{i}.log").read_text())[-1][0] for i in range(3)])
+    assert len(passes) == 2, "one pass a match, not one a seat"
+    assert pids[1][:2] == pids[0][:2], "the seats running alone were kept"
+    assert pids[1][2] != pids[0][2], "the seat with a child beside it was not"
+    assert "still running" in (tmp_path / "m1.seat2.log").read_text(errors="replace")
+    pool.close()
+    no_bot_left(reuser)
+
+
 @pytest.mark.parametrize("reuse, most", [(3, 3), (1, 1), (0, 1)])
 def test_reuse_matches_caps_the_matches_of_a_process(tmp_path, reuser, reuse, most):
     out = tmp_path / "o"

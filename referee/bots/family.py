@@ -71,44 +71,70 @@ def start_ticks(pid: int) -> int | None:
     return st[4] if st is not None else None
 
 
+class Snapshot:
+    """One pass over /proc: every process started at or after `since` but this one ({pid:
+    stat}), and the REFEREE_BOT_ID values each carries (read only where asked for, once a process).
+    One snapshot answers `family` for several bots: a pool checks all seats of a match at once."""
+
+    __slots__ = ("procs", "_ids")
+
+    def __init__(self, since: int) -> None:
+        self.procs: dict[int, tuple[int, int, int, str, int]] = {}
+        self._ids: dict[int, frozenset[str]] = {}
+        try:
+            entries = os.listdir("/proc")
+        except OSError:
+            return
+        me = os.getpid()
+        for entry in entries:
+            if not entry.isdigit():
+                continue
+            st = _stat(entry)
+            if st is not None and st[4] >= since and int(entry) != me:
+                self.procs[int(entry)] = st
+
+    def bot_ids(self, pid: int) -> frozenset[str]:
+        """The REFEREE_BOT_ID values a process's environment holds (an entry ending in
+        `REFEREE_BOT_ID=<id>`, as many as it has), read once."""
+        found = self._ids.get(pid)
+        if found is None:
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    environ = f.read()
+            except OSError:
+                environ = b""
+            prefix = BOT_ID_VAR.encode() + b"="
+            found = frozenset(item[item.rindex(prefix) + len(prefix):].decode(errors="replace")
+                              for item in environ.split(b"\0") if prefix in item)
+            self._ids[pid] = found
+        return found
+
+    def family(self, root: int, bot_id: str, since: int) -> dict[int, int]:
+        """The live processes of the bot whose process is `root`, as `family` finds them."""
+        procs = self.procs
+        members = set()
+        for pid, (ppid, pgid, sid, state, start) in procs.items():
+            if start < since:
+                continue
+            if pid == root or pgid == root or sid == root or bot_id in self.bot_ids(pid):
+                members.add(pid)
+        children: dict[int, list[int]] = {}
+        for pid, st in procs.items():
+            if st[4] >= since:
+                children.setdefault(st[0], []).append(pid)
+        todo = list(members)
+        while todo:
+            for child in children.get(todo.pop(), ()):
+                if child not in members:
+                    members.add(child)
+                    todo.append(child)
+        return {pid: procs[pid][4] for pid in members if procs[pid][3] not in ("Z", "X")}
+
+
 def family(root: int, bot_id: str, since: int) -> dict[int, int]:
     """Every live process of the bot whose process is `root`: {pid: start ticks} (see the
     module docstring); only processes started at or after `since` are looked at."""
-    marker = f"{BOT_ID_VAR}={bot_id}".encode()
-    procs: dict[int, tuple[int, int, int, str, int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return {}
-    me = os.getpid()
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        st = _stat(entry)
-        if st is not None and st[4] >= since and int(entry) != me:
-            procs[int(entry)] = st
-    members = set()
-    for pid, (ppid, pgid, sid, state, start) in procs.items():
-        if pid == root or pgid == root or sid == root:
-            members.add(pid)
-            continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                environ = f.read()
-        except OSError:
-            continue
-        if marker + b"\0" in environ or environ.endswith(marker):
-            members.add(pid)
-    children: dict[int, list[int]] = {}
-    for pid, st in procs.items():
-        children.setdefault(st[0], []).append(pid)
-    todo = list(members)
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in members:
-                members.add(child)
-                todo.append(child)
-    return {pid: procs[pid][4] for pid in members if procs[pid][3] not in ("Z", "X")}
+    return Snapshot(since).family(root, bot_id, since)
 
 
 def sandbox_strays(root: int, members: dict[int, int]) -> dict[int, int]:

@@ -49,7 +49,7 @@ from typing import Any
 
 from referee.bots import sandbox as _sandbox
 from referee.bots.channel import MAX_PENDING_BYTES, Channel, Closed, PipeChannel
-from referee.bots.family import new_bot_id
+from referee.bots.family import Snapshot, new_bot_id
 from referee.bots.limits import GRACE_MS, ResourceLimits
 from referee.bots.messages import (DEBUG_CAP, DEBUG_DROPPED, DEBUG_MATCH_CAP, NAME_CAP, Invalid, Overlong, encode,
                                    event_line, parse, raw_text, shown)
@@ -411,10 +411,16 @@ class SubprocessPlayer(Player):
         self._init_match()
         return True
 
-    def alone(self) -> bool:
+    def alone(self, snapshot: Snapshot | None = None) -> bool:
         """Whether the bot's process runs alone: no child, nothing else in its process group or
-        session or carrying its id (in the sandbox: besides bwrap's own two processes)."""
-        return self._proc is not None and self._proc.alone()
+        session or carrying its id (in the sandbox: besides bwrap's own two processes); through
+        `snapshot` if given (a /proc pass since `started_at`)."""
+        return self._proc is not None and self._proc.alone(snapshot)
+
+    @property
+    def started_at(self) -> int | None:
+        """When its process started (clock ticks after boot), or None before it did."""
+        return self._proc.since if self._proc is not None else None
 
     def running(self) -> bool:
         """Whether the bot's process is still running (not exited, not reaped)."""

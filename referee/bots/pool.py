@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Collection, Hashable, Mapping, Sequence
 
+from referee.bots.family import Snapshot
 from referee.bots.player import SubprocessPlayer
 from referee.players import Player
 
@@ -49,6 +50,10 @@ class BotPool:
         self._idle: dict[Hashable, list[SubprocessPlayer]] = {}  # per key, the longest idle first
         self._leased: set[SubprocessPlayer] = set()
         self._retiring: list[SubprocessPlayer] = []  # told EOF, given end_grace_ms to exit
+        # the seats leased for one match, and whether each runs alone, found for all of them
+        # in one pass over /proc when the first is given back (a pass costs milliseconds)
+        self._groups: dict[SubprocessPlayer, list[SubprocessPlayer]] = {}
+        self._verdicts: dict[SubprocessPlayer, bool] = {}
 
     def seat(self, players: list[Player], keys: Sequence[Hashable | None], deal: Hashable) -> list[Player]:
         """`players` (none started yet), each subprocess seat whose key is not None played by
@@ -56,6 +61,7 @@ class BotPool:
         the fresh player's log), else by its fresh player; both are leased until closed."""
         self._reap()
         seated = list(players)
+        group: list[SubprocessPlayer] = []
         for i, (player, key) in enumerate(zip(players, keys)):
             if key is None or not isinstance(player, SubprocessPlayer):
                 continue
@@ -72,6 +78,9 @@ class BotPool:
             chosen.reuse = self.max_matches
             chosen.keeper = functools.partial(self._give_back, key)
             self._leased.add(chosen)
+            self._verdicts.pop(chosen, None)
+            self._groups[chosen] = group
+            group.append(chosen)
         return seated
 
     def _take(self, key: Hashable, deal: Hashable, fresh: SubprocessPlayer) -> SubprocessPlayer | None:
@@ -93,6 +102,7 @@ class BotPool:
     def _give_back(self, key: Hashable, player: SubprocessPlayer) -> bool:
         """A leased player's close: True if the pool keeps it (a kept process running alone)."""
         self._leased.discard(player)
+        group = self._groups.pop(player, [player])
         if not player.kept:
             return False  # it closes as usual
         every = self.deals.get(key[0]) if isinstance(key, tuple) and key else None
@@ -100,7 +110,7 @@ class BotPool:
             self._retire(player)  # spent: ended as the oldest idle one is, without waiting for it
             self._reap()
             return True
-        if not player.alone():
+        if not self._alone(player, group):
             return False
         idle = self._idle.setdefault(key, [])
         idle.append(player)
@@ -108,6 +118,20 @@ class BotPool:
             self._retire(idle.pop(0))
         self._reap()
         return True
+
+    def _alone(self, player: SubprocessPlayer, group: list[SubprocessPlayer]) -> bool:
+        """Whether a kept `player` runs alone (`SubprocessPlayer.alone`), found with the others
+        of its match still leased and kept in one pass over /proc, their verdicts kept for when
+        they are given back (right after, as the match closes its seats in turn)."""
+        verdict = self._verdicts.pop(player, None)
+        if verdict is not None:
+            return verdict
+        others = [p for p in group if p is not player and p in self._leased and p.kept]
+        starts = [s for p in (player, *others) if (s := p.started_at) is not None]
+        snapshot = Snapshot(min(starts)) if starts else None
+        for other in others:
+            self._verdicts[other] = other.alone(snapshot)
+        return player.alone(snapshot)
 
     def _retire(self, player: SubprocessPlayer) -> None:
         player.hang_up()
@@ -133,6 +157,8 @@ class BotPool:
         players = [p for idle in self._idle.values() for p in idle] + list(self._leased)
         self._idle.clear()
         self._leased.clear()
+        self._groups.clear()
+        self._verdicts.clear()
         for player in players:
             try:
                 player.hang_up(grace)

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from referee.bots import sandbox as _sandbox
-from referee.bots.family import BOT_ID_VAR, family, kill_family, sandbox_strays, start_ticks, stdout_closed_in_sandbox
+from referee.bots.family import (BOT_ID_VAR, Snapshot, family, kill_family, sandbox_strays, start_ticks,
+                                 stdout_closed_in_sandbox)
 from referee.bots.limits import ResourceLimits, wrapper
 
 STDERR_TAIL_BYTES = 2048  # stderr kept for fault records
@@ -188,12 +189,15 @@ class BotProcess:
         live = family(self.pid, self.bot_id, self.since)
         return sandbox_strays(self.pid, live) if self.sandboxed else live
 
-    def alone(self) -> bool:
+    def alone(self, snapshot: Snapshot | None = None) -> bool:
         """Whether the bot's process runs alone: not exited, no child, nothing else in its
-        process group or session or carrying its id (in the sandbox: besides bwrap's own two)."""
+        process group or session or carrying its id (in the sandbox: besides bwrap's own two).
+        `snapshot`: a /proc pass taken since this bot started (`Snapshot`), to share one scan."""
         if self.exit_status(0) is not None:
             return False
-        live = family(self.pid, self.bot_id, self.since)
+        if snapshot is None:
+            snapshot = Snapshot(self.since)
+        live = snapshot.family(self.pid, self.bot_id, self.since)
         if self.sandboxed:
             return len(sandbox_strays(self.pid, live)) == 1
         return set(live) == {self.pid}
