@@ -10,8 +10,8 @@ matches finish, then the final standings from the journal):
   largest worker process (sampled every 20 ms);
 - standings: the driver's peak computing the final standings from the journal, twice: streamed
   (`standings.compute_journal`, which keeps a small `standings.Result` per match, and the fault
-  rows from a second streamed pass), and as referee/cli/tournament.py computes them today (every
-  record read into a list first);
+  rows from a second streamed pass: as referee/cli/tournament.py computes them), and read whole
+  (every record read into a list first, as the CLI did before; for comparison);
 - resume: a new process running `--resume` on the full journal (`prepare` streams it: the
   indices, the SPRT state, the live tally, the fault count, never the records), then its
   standings.
@@ -165,7 +165,8 @@ def _as_the_cli_runs_it(config: Any, resume: bool, sampler: WorkerPeaks | None) 
         sampler.join()
     run_peak = _peak_kb()
     journal = config.out / tour.JOURNAL
-    # streamed: standings.compute_journal, the fault rows from a second streamed pass
+    # streamed, as referee/cli/tournament.py computes them: standings.compute_journal, the fault
+    # rows from a second streamed pass
     reset = _reset_peak()
     started = time.perf_counter()
     table = st.compute_journal(journal)
@@ -174,7 +175,7 @@ def _as_the_cli_runs_it(config: Any, resume: bool, sampler: WorkerPeaks | None) 
                                                    decisions))
     del table
     stream_seconds, stream_peak = time.perf_counter() - started, _peak_kb()
-    # as referee/cli/tournament.py computes them (every record read into a list first)
+    # read whole, as the CLI did before (every record read into a list first), for comparison
     reset = _reset_peak() and reset
     started = time.perf_counter()
     _, records = st.read_journal(journal)

@@ -173,11 +173,9 @@ def tournament(
             if not interactive and finished["shown"] != finished["count"]:
                 plain_line()
         del prepared  # its indices: no use now
-        _, records = st.read_journal(config.out / tour.JOURNAL)
-        # the matches of an SPRT entry beyond its deciding set are not counted (timing chose them)
-        records = sprt.counted(records, sprt.read_decisions(config.out / tour.JOURNAL))
-        table = _show_standings(console, records, config.out, config.name)
-        del records  # the index reads the journal itself: not two copies of it at once
+        # streamed from the journal; the matches of an SPRT entry beyond its deciding set are not
+        # counted (timing chose them)
+        table = _show_standings(console, config.out / tour.JOURNAL, config.out, config.name)
         for g in gauntlets:
             for line in g.summary():
                 console.print(line, highlight=False, markup=False)
@@ -206,22 +204,20 @@ def standings(
         if not journal.is_file():
             raise UsageError(f"journal {str(journal)!r} " + ("is a directory (give its journal.jsonl)"
                                                             if journal.is_dir() else "does not exist"))
-        head, records = st.read_journal(journal)
-        if not records:
+        head = next((r for r in st.iter_journal(journal) if r["type"] == "tournament"), None)
+        if next(st.counted_journal(journal), None) is None:
             raise UsageError(f"{journal} holds no finished match")
-        from referee.tournament import sprt
-
-        records = sprt.counted(records, sprt.read_decisions(journal))  # as `referee tournament` counts them
-        _show_standings(_console(), records, out or journal.parent, head.get("name", "") if head else "")
+        _show_standings(_console(), journal, out or journal.parent, head.get("name", "") if head else "")
 
 
-def _show_standings(console, records, out_dir: Path, name: str) -> dict:
-    """Print the standings of `records` and write the standings files; returns them (computed once:
-    the index uses them too)."""
+def _show_standings(console, journal: Path, out_dir: Path, name: str) -> dict:
+    """Print the standings of a journal's counted matches (as `referee tournament` counts them,
+    read in streamed passes: memory never holds every record) and write the standings files;
+    returns them (computed once: the index uses them too)."""
     from referee.tournament import head_to_head
     from referee.tournament import standings as st
 
-    table = st.compute(records)
+    table = st.compute_journal(journal)
     console.print(st.rich_table(table["overall"], f"Standings: {name} ({st.OVERALL_NOTE})", points=False))
     for game, rows in table["games"].items():
         console.print(st.rich_table(rows, f"{game}"))
@@ -230,7 +226,7 @@ def _show_standings(console, records, out_dir: Path, name: str) -> dict:
         console.print(head_to_head.rich_table(pairs, f"{game}: head to head", order))
     from referee.tournament.reporting import fault_rows, rich_fault_table
 
-    faults = fault_rows(records)
+    faults = fault_rows(st.counted_journal(journal))
     shown = rich_fault_table(faults)
     if shown is not None:
         console.print(shown)

@@ -203,14 +203,19 @@ class Result:
         return getattr(self, key, default)
 
 
-def compute_journal(path: str | Path) -> dict[str, Any]:
-    """`compute` of a journal's counted match records (sprt.counted: an SPRT entry's matches
-    beyond its deciding set left out), read in one streamed pass: memory holds a `Result` per
-    match, never the records."""
+def counted_journal(path: str | Path) -> Iterator[dict[str, Any]]:
+    """A journal's counted match records (sprt.counted: an SPRT entry's matches beyond its
+    deciding set left out), one at a time as they are read: memory never holds them all."""
     from referee.tournament import sprt
 
     decisions = sprt.read_decisions(path)
-    return compute(sprt.iter_counted((r for r in iter_journal(path) if r["type"] == "match"), decisions))
+    return sprt.iter_counted((r for r in iter_journal(path) if r["type"] == "match"), decisions)
+
+
+def compute_journal(path: str | Path) -> dict[str, Any]:
+    """`compute` of a journal's counted match records (`counted_journal`), read in one streamed
+    pass: memory holds a `Result` per match, never the records."""
+    return compute(counted_journal(path))
 
 
 def compute(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
