@@ -167,6 +167,8 @@ name = "dask"
 seed = 11
 duplicate = true
 seeds = {seeds}
+[output]
+viewers = false  # the journal, standings and replays are compared: no viewer page to build
 [[entrants]]
 strategy = "random"
 [[entrants]]
