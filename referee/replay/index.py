@@ -22,7 +22,7 @@ import functools
 import html
 import math
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -284,7 +284,6 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     as the viewer pages to write are written (the slow part), from (0, total) to (total, total);
     `jobs`: how many processes write them. Without `viewers` no page is written: a match is
     linked to its page only if one is up to date (`[output] viewers = false`)."""
-    from referee.tournament import sprt
     from referee.tournament import standings as st
     from referee.tournament.reporting import fault_rows
     from referee.plugins import load_registry
@@ -293,18 +292,26 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     journal = out / "journal.jsonl"
     if not journal.is_file():
         raise UsageError(f"{out}: no journal.jsonl here, not a tournament's output directory")
-    head, records = st.read_journal(journal)
+    # One streamed pass: of each match only what its row shows is kept (memory holds no record).
+    head, matches, entrants = None, [], set()
+    for rec in st.iter_journal(journal):
+        if rec["type"] == "tournament":
+            head = rec
+        else:
+            matches.append(_Match.of(rec))
+            entrants.update(rec["seats"])
     name = (head or {}).get("name", "") or out.name
     registry = registry if registry is not None else load_registry()
-    rows, pages = _match_rows(out, records, registry, progress, jobs, viewers)
+    rows, pages = _match_rows(out, matches, registry, progress, jobs, viewers)
     sections, nav = [], []
-    if records:
-        counted = sprt.counted(records, sprt.read_decisions(journal))
+    if matches:
+        # as the terminal and standings.json count them (sprt.counted), streamed again
         if standings is None or "faults" not in standings:
-            standings = dict(standings if standings is not None else st.compute(counted))
-            standings["faults"] = fault_rows(counted)  # as the terminal and standings.json count them
+            standings = dict(standings if standings is not None else st.compute_journal(journal))
+            standings["faults"] = fault_rows(st.counted_journal(journal))
         table = st.as_dict(standings, name)
-        sets = {game: len(st.duplicate_sets(r for r in counted if r["game"] == game)) for game in table["games"]}
+        sets = _set_counts(st.counted_journal(journal))
+        sets = {game: sets.get(game, 0) for game in table["games"]}
         notes = {game: _score_note(registry, game) for game in table["games"]}
         scopes = [("all games", table["overall"], sets)] + [(g, r, {g: sets[g]}) for g, r in table["games"].items()]
         for number, (scope, scope_rows, scope_sets) in enumerate(scopes):
@@ -318,13 +325,13 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
         if faults:
             sections.append(faults)
             nav.append(("faults", "faults"))
-    sections.append(_matches_html(rows, _notes(registry, records)))
+    sections.append(_matches_html(rows, _notes(registry, {m.game for m in matches})))
     nav.append(("matches", "matches"))
-    entrants = sorted({seat for rec in records for seat in rec["seats"]})
+    entrants = sorted(entrants)
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(name)}"
             f"</title><style>{_INDEX_CSS}</style></head><body>"
-            + _header(name, out, len(records), nav) + _toolbar(entrants) + "<main>" + "".join(sections)
+            + _header(name, out, len(matches), nav) + _toolbar(entrants) + "<main>" + "".join(sections)
             + f"</main><script>{_INDEX_JS}</script></body></html>\n")
     index = out / "index.html"
     write_whole(index, page)
@@ -356,9 +363,21 @@ def _score_note(registry: Any, game: str) -> str | None:
     return describer_of(plugin).score_note() if plugin is not None else None
 
 
-def _notes(registry: Any, records: list[dict[str, Any]]) -> list[str]:
+def _set_counts(records: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Per game, how many duplicate sets its records make (`standings.duplicate_sets`: one per
+    seed, a record without a seed a set alone), the records streamed."""
+    from referee.tournament import standings as st
+
+    seeds: dict[str, set[Any]] = {}
+    for rec in records:
+        seed = rec.get("seed")
+        seeds.setdefault(rec["game"], set()).add(("seed", seed) if type(seed) is int else ("alone", repr(st._content(rec))))
+    return {game: len(found) for game, found in seeds.items()}
+
+
+def _notes(registry: Any, games: Iterable[str]) -> list[str]:
     """What the points of the matches' games are, where their describers say ("<game>: <what>")."""
-    games = sorted({rec["game"] for rec in records})
+    games = sorted(games)
     return [f"{game}: {note}" for game, note in zip(games, (_score_note(registry, g) for g in games)) if note]
 
 
@@ -593,29 +612,43 @@ def _result(rec: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def _match_rows(out: Path, records: list[dict[str, Any]], registry: Any,
+class _Match:
+    """What the index shows of one journal record: its row's fields, its result by name."""
+
+    __slots__ = ("index", "key", "replay", "game", "seed", "faults", "result")
+
+    def __init__(self, index: Any, key: str, replay: str, game: str, seed: Any, faults: int, result: str) -> None:
+        self.index, self.key, self.replay, self.game = index, key, replay, game
+        self.seed, self.faults, self.result = seed, faults, result
+
+    @classmethod
+    def of(cls, rec: dict[str, Any]) -> _Match:
+        return cls(rec.get("index"), str(rec.get("key")), str(rec.get("replay") or ""), str(rec["game"]),
+                   rec.get("seed"), sum(rec["faults"]), _result(rec))
+
+
+def _match_rows(out: Path, matches: list[_Match], registry: Any,
                 progress: Callable[[int, int], None] | None, jobs: int,
                 write: bool = True) -> tuple[list[str], dict[str, str]]:
     """The index's row of each match, writing its viewer page when missing or older than its
     replay (`_write_pages`; not with `write` false: then such a match links its replay only);
     and the viewer page of each match that has one (by match key, relative to `out`)."""
-    records = sorted(records, key=lambda r: r.get("index", 0))
+    matches = sorted(matches, key=lambda m: m.index or 0)
     pages: dict[str, Path] = {}  # match key -> its viewer page, for the matches whose replay exists
     stale: list[tuple[str, Path, Path]] = []
-    for rec in records:
-        replay_rel = str(rec.get("replay") or "")
-        replay_path = out / replay_rel if replay_rel else None
+    for m in matches:
+        replay_path = out / m.replay if m.replay else None
         if replay_path is not None and replay_path.is_file():
             page = replay_path.with_name(_stem(replay_path.name) + ".html")
-            pages[str(rec.get("key"))] = page
+            pages[m.key] = page
             if not page.is_file() or page.stat().st_mtime < replay_path.stat().st_mtime:
-                stale.append((str(rec.get("key")), replay_path, page))
+                stale.append((m.key, replay_path, page))
     failed = _write_pages(out, stale, registry, progress, jobs) if write else {}
     unwritten = set() if write else {key for key, _, _ in stale}
     rows: list[str] = []
     viewers: dict[str, str] = {}
-    for rec in records:
-        key = str(rec.get("key"))
+    for m in matches:
+        key = m.key
         match = html.escape(key)
         page = pages.get(key)
         if page is not None:
@@ -625,14 +658,13 @@ def _match_rows(out: Path, records: list[dict[str, Any]], registry: Any,
                 rel = page.relative_to(out).as_posix()
                 match = f'<a href="{_href(rel)}">{html.escape(key)}</a>'
                 viewers[key] = rel
-            match += f' <a class="r" href="{_href(Path(str(rec.get("replay"))).as_posix())}">replay</a>'
+            match += f' <a class="r" href="{_href(Path(m.replay).as_posix())}">replay</a>'
         else:
             match += ' <span class="muted">(replay missing)</span>'
-        flagged = sum(rec["faults"])
-        seed = "" if rec.get("seed") is None else html.escape(_number(rec["seed"]))
-        faults = f'<td class="bad">{_number(flagged)}</td>' if flagged else "<td></td>"
-        rows.append(f"<tr><td>{_number(rec.get('index'))}</td><td>{match}</td><td>{html.escape(str(rec['game']))}</td>"
-                    f"<td>{seed}</td><td>{_result(rec)}</td>{faults}</tr>")
+        seed = "" if m.seed is None else html.escape(_number(m.seed))
+        faults = f'<td class="bad">{_number(m.faults)}</td>' if m.faults else "<td></td>"
+        rows.append(f"<tr><td>{_number(m.index)}</td><td>{match}</td><td>{html.escape(m.game)}</td>"
+                    f"<td>{seed}</td><td>{m.result}</td>{faults}</tr>")
     return rows, viewers
 
 
