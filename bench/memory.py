@@ -12,6 +12,8 @@ matches finish, then the final standings from the journal):
   (`standings.compute_journal`, which keeps a small `standings.Result` per match, and the fault
   rows from a second streamed pass: as referee/cli/tournament.py computes them), and read whole
   (every record read into a list first, as the CLI did before; for comparison);
+- index: the driver's peak writing index.html from the journal as the CLI does after the
+  standings (streamed: a row's fields per match), without viewer pages;
 - resume: a new process running `--resume` on the full journal (`prepare` streams it: the
   indices, the SPRT state, the live tally, the fault count, never the records), then its
   standings.
@@ -134,6 +136,7 @@ def _as_the_cli_runs_it(config: Any, resume: bool, sampler: WorkerPeaks | None) 
     from referee.tournament import sprt
     from referee.tournament import standings as st
     from referee.tournament.reporting import fault_rows
+    from referee.replay.index import write_index
 
     gauntlets = sprt.Gauntlets(config)
     live = st.Tally(points=False)
@@ -173,8 +176,14 @@ def _as_the_cli_runs_it(config: Any, resume: bool, sampler: WorkerPeaks | None) 
     decisions = sprt.read_decisions(journal)
     table["faults"] = fault_rows(sprt.iter_counted((r for r in st.iter_journal(journal) if r["type"] == "match"),
                                                    decisions))
-    del table
     stream_seconds, stream_peak = time.perf_counter() - started, _peak_kb()
+    # then the index, as the CLI writes it (the standings held; no viewer page: the memory, not
+    # the pages' CPU, is measured here)
+    reset = _reset_peak() and reset
+    started = time.perf_counter()
+    write_index(config.out, standings=table, viewers=False)
+    index_seconds, index_peak = time.perf_counter() - started, _peak_kb()
+    del table
     # read whole, as the CLI did before (every record read into a list first), for comparison
     reset = _reset_peak() and reset
     started = time.perf_counter()
@@ -194,6 +203,8 @@ def _as_the_cli_runs_it(config: Any, resume: bool, sampler: WorkerPeaks | None) 
         "standings_peak_kb": _peak_kb(),
         "standings_stream_seconds": stream_seconds,
         "standings_stream_peak_kb": stream_peak,
+        "index_seconds": index_seconds,
+        "index_peak_kb": index_peak,
         "standings_peak_reset": reset,
         "faults": faults[0],
     }
@@ -242,6 +253,8 @@ def bench(sizes: list[int], concurrency: int, keep: Path | None = None) -> dict[
                 "standings_seconds": play["standings_seconds"],
                 "standings_stream_peak_kb": play["standings_stream_peak_kb"],
                 "standings_stream_seconds": play["standings_stream_seconds"],
+                "index_peak_kb": play["index_peak_kb"],
+                "index_seconds": play["index_seconds"],
                 "resume_journaled": resume["journaled_before"],
                 "resume_played": resume["played"],
                 "resume_seconds": resume["seconds"],
@@ -308,14 +321,14 @@ def replay_bytes(matches: int, concurrency: int) -> list[dict[str, Any]]:
 
 def summary_table(data: dict[str, Any]) -> str:
     headers = ["memory (maumau 4 seats, target=20)", "matches", "seconds", "driver MB", "worker MB",
-               "standings MB (list)", "standings MB (streamed)", "resume s", "resume MB", "journal MB"]
+               "standings MB (list)", "standings MB (streamed)", "index MB", "resume s", "resume MB", "journal MB"]
     body = [["tournament, then --resume on its journal", r["matches"], r["seconds"], r["driver_peak_kb"] / 1024,
              r["worker_peak_kb"] / 1024, r["standings_peak_kb"] / 1024, r["standings_stream_peak_kb"] / 1024,
-             r["resume_seconds"], r["resume_peak_kb"] / 1024, r["journal_bytes"] / 2**20] for r in data["rows"]]
+             r.get("index_peak_kb", 0) / 1024, r["resume_seconds"], r["resume_peak_kb"] / 1024, r["journal_bytes"] / 2**20] for r in data["rows"]]
     replays = table(["gzip replays (maumau 4 seats, every replay kept)", "matches", "bytes/match", "decisions/match"],
                     [[f"config = {r['config']}", r["matches"], r["bytes_per_match"], r["decisions_per_match"]]
                      for r in data.get("replays", [])])
-    return table(headers, body, "l" + "r" * 9) + "\n\n" + replays
+    return table(headers, body, "l" + "r" * 10) + "\n\n" + replays
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
