@@ -98,10 +98,12 @@ def run(args: list[str], env: dict[str, str] | None = None, timeout: int = 300) 
 
 
 def play_attack(out: Path, bot: str, sandbox: str = "bwrap", seed: int = 7) -> tuple[subprocess.CompletedProcess, str]:
-    """A Mau Mau match: random, the attack bot, random; the attack's log."""
+    """A Mau Mau match: random, the attack bot, random; the attack's log. Without a sandbox the
+    bots' temporary files go under `out` (TMPDIR), not into this machine's /tmp."""
+    env = {"TMPDIR": str(out)} if sandbox == "none" else None
     proc = run(["play", "maumau", "-p", "random", "-p", bot, "-p", "python3 bots/python/random_bot.py",
                 "--seed", str(seed), "--sandbox", sandbox, "--out", str(out / "m.jsonl"),
-                "--log-protocol", str(out / "protocol.log"), "--move-ms", "30000"])  # slow attacks fail by design, not time
+                "--log-protocol", str(out / "protocol.log"), "--move-ms", "30000"], env=env)  # slow attacks fail by design, not time
     assert proc.returncode == 0, proc.stderr
     return proc, (out / "m.seat1.log").read_text(errors="replace")
 
