@@ -140,6 +140,8 @@ class _Null:
     def write(self, record: dict[str, Any]) -> None:
         pass
 
+    add = write
+
     def close(self) -> None:
         pass
 
@@ -216,6 +218,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
     fan_out = monitor is not None or any(listens)
     writing = replay is not None
     write = writer.write  # buffered: the file is written at each deal's end (referee.replay.records)
+    add = writer.add  # for the records that end no deal (moves, chance outcomes): no flush test
 
     def dispatch(outputs) -> None:
         for out in outputs:
@@ -276,7 +279,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
             the seat to act next, or None at the match's end. Only called when to_act() is None."""
             while (request := state.chance()) is not None:
                 record = answer(state, request, sampler, label)
-                write(record)
+                add(record)
                 if on_record is not None:
                     on_record(record)
                 dispatch(drain())
@@ -346,7 +349,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                     move["fault"] = move_fault.record()
                 if debug is not None:
                     move["debug"] = debug
-                write(move)
+                add(move)
             dispatch(drain())
             seat = to_act()
             if seat is None:
