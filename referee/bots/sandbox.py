@@ -28,6 +28,7 @@ how to install it, never a silent run without the sandbox.
 from __future__ import annotations
 
 import atexit
+import fcntl
 import os
 import shutil
 import subprocess
@@ -123,12 +124,63 @@ def unavailable_reason() -> str | None:
     return None if flags is not None else f"{why}: {INSTALL_HINT}"
 
 
+#: the name of every scratch root (in the system's temporary directory), and of its lock file
+ROOT_PREFIX = "referee-scratch-"
+OWNER = ".owner"
+_owned: list[int] = []  # the lock files of this process's roots, open (and locked) until it exits
+
+
+def new_root() -> Path:
+    """A fresh scratch root (mode 0700), owned by this process until it exits: its `.owner`
+    file is locked (flock) as long as the process lives. The roots of processes that died
+    without removing theirs (killed outright: SIGKILL, the OOM killer) are removed first
+    (`sweep`). The root is made under another name and renamed once locked, so a root by
+    its name is always locked while its owner lives."""
+    sweep()
+    tmp = Path(tempfile.mkdtemp(prefix=".referee-new-"))
+    fd = os.open(tmp / OWNER, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    _owned.append(fd)
+    root = tmp.with_name(ROOT_PREFIX + tmp.name[len(".referee-new-"):])
+    os.rename(tmp, root)
+    return root
+
+
+def sweep() -> list[Path]:
+    """Remove the scratch roots of this user whose owner died (its lock is free); those of
+    processes alive, and any this cannot tell (no lock file), are left. The removed ones."""
+    base = Path(tempfile.gettempdir())
+    removed = []
+    try:
+        entries = [e for e in os.scandir(base) if e.name.startswith(ROOT_PREFIX)]
+    except OSError:
+        return removed
+    uid = os.geteuid()
+    for entry in entries:
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != uid:
+                continue
+            fd = os.open(os.path.join(entry.path, OWNER), os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # its owner lives
+        finally:
+            os.close(fd)
+        remove_scratch(Path(entry.path))
+        removed.append(Path(entry.path))
+    return removed
+
+
 def scratch_root() -> Path:
-    """This run's one directory of bot scratch directories (removed at exit)."""
+    """This run's one directory of bot scratch directories (removed at exit; by a later run's
+    `sweep` if this process is killed outright)."""
     global _scratch_root
     with _lock:
         if _scratch_root is None or not _scratch_root.is_dir():
-            _scratch_root = Path(tempfile.mkdtemp(prefix="referee-scratch-"))
+            _scratch_root = new_root()
             atexit.register(remove_scratch, _scratch_root)
         return _scratch_root
 

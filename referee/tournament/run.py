@@ -440,7 +440,8 @@ def play_task(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out
     """
     if shared_out:
         return play(spec, entrants, limits, out_dir, plugins_dir, guard=True, key=key, output=output)
-    with tempfile.TemporaryDirectory(prefix="referee-match-") as tmp:
+    # under the worker's scratch root: a worker killed mid-match leaves it to the next `sweep`
+    with tempfile.TemporaryDirectory(prefix="match-", dir=sandbox.scratch_root()) as tmp:
         record = play(spec, entrants, limits, tmp, plugins_dir, guard=True, key=key, hide=[out_dir], output=output)
         replays = Path(tmp) / "replays"
         files = {p.relative_to(tmp).as_posix(): p.read_bytes() for p in sorted(replays.rglob("*")) if p.is_file()} \
@@ -877,7 +878,7 @@ def _remove_partials(out: Path) -> None:
 def _scratch_root() -> Iterator[str]:
     """The run's one root of bot scratch directories, shared by its local workers; removed at
     the end, whatever the bots did to it."""
-    root = tempfile.mkdtemp(prefix="referee-scratch-")
+    root = str(sandbox.new_root())  # a killed run's root is removed by the next run's
     try:
         yield root
     finally:
