@@ -49,3 +49,18 @@ def test_past_max_buffer(tmp_path, monkeypatch):
     monkeypatch.setattr(ReplayWriter, "MAX_BUFFER", 64)
     records = [{"i": i, "f": 1e-5 if i % 7 == 0 else 0.5, "n": None if i % 11 == 0 else 1} for i in range(100)]
     assert _written(tmp_path, records) == b"".join(dumps_line(r) for r in records)
+
+
+def test_a_record_changed_after_it_was_added(tmp_path):
+    """The line holds the record as it was when added, even when its line is written again."""
+    path = tmp_path / "r.jsonl"
+    writer = ReplayWriter(path)
+    records = [{"a": None, "f": 1e-5}, {"b": [1, None]}, {"c": "text"}]
+    for record in records:
+        writer.add(record)
+    expected = b"".join(dumps_line(r) for r in records)
+    records[0]["a"] = 1
+    records[1]["b"].append(object())  # orjson cannot write it now
+    records[2]["c"] = None
+    writer.close()
+    assert path.read_bytes() == expected

@@ -60,8 +60,9 @@ else:  # pragma: no cover
 class ReplayWriter:
     """Writes records to a replay file, buffered up to each deal's end (`FLUSH_AT` records) and
     written whole then; `.gz` paths are gzip-compressed. The bytes are `dumps_line`'s, record for
-    record; its checks for a float orjson writes otherwise are made once over each buffer instead
-    of once a record (issue 19: three `bytes.find` calls cost more than orjson's encoding)."""
+    record, but its checks for a line orjson writes otherwise are made once over each buffer
+    instead of once a record (issue 19: three `bytes.find` calls cost more than orjson's encoding);
+    a record is kept until then, for the rare line the stdlib writes again."""
 
     #: records after which everything buffered is written (and a gzip stream flushed)
     FLUSH_AT = frozenset(("header", "deal_end", "result"))
@@ -73,6 +74,7 @@ class ReplayWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._buf = bytearray()
         self._settled = 0  # the buffer's bytes before this are final (_settle)
+        self._kept: list[Any] = []  # the records of the orjson lines after those, in order
         if self.path.suffix == ".gz":
             self._file: IO[bytes] = gzip.open(self.path, "wb")
             self._sync = self._file.flush
@@ -91,30 +93,33 @@ class ReplayWriter:
         no FLUSH_AT test."""
         try:
             line = _orjson_dumps(record, None, _OPTIONS)
-        except TypeError:  # also without orjson
-            line = None
-        if line is None or line.find(b"null") >= 0:  # a null may stand for a NaN: the stdlib's line
+        except TypeError:  # also without orjson: the stdlib's line
             self._settle()
             self._buf += (_dumps(record) + "\n").encode()
             self._settled = len(self._buf)
         else:
-            self._buf += line
-        if len(self._buf) >= self.MAX_BUFFER:
-            self.flush()
+            buf = self._buf
+            buf += line
+            self._kept.append(record)  # until _settle has checked its line
+            if len(buf) >= self.MAX_BUFFER:
+                self.flush()
 
     def _settle(self) -> None:
-        """The orjson lines buffered since the last settled byte, with each that may hold a float in
-        [1e-10, 1e-4) (or text like it) written again as the stdlib writes it: parsed back (orjson
-        writes floats that parse to the very same value) and encoded by the stdlib."""
-        buf, start = self._buf, self._settled
-        if buf.find(b"e-", start) >= 0 or buf.find(b"0.0000", start) >= 0:
-            lines = bytes(buf[start:]).split(b"\n")[:-1]
+        """The orjson lines buffered since the last settled byte, each that may read otherwise from
+        the stdlib (a null, which may stand for a NaN or an infinity; a float in [1e-10, 1e-4); or
+        text like them) written again by the stdlib: one search of the buffer a deal, not three
+        searches a record."""
+        buf, start, kept = self._buf, self._settled, self._kept
+        if kept and (buf.find(b"null", start) >= 0 or buf.find(b"e-", start) >= 0
+                     or buf.find(b"0.0000", start) >= 0):
+            lines = bytes(buf[start:]).split(b"\n")[:-1]  # one a kept record
             del buf[start:]
-            for line in lines:
-                if line.find(b"e-") >= 0 or line.find(b"0.0000") >= 0:
-                    buf += (_dumps(json.loads(line)) + "\n").encode()
-                else:
-                    buf += line + b"\n"
+            for line, record in zip(lines, kept):
+                line += b"\n"
+                if line.find(b"null") >= 0 or line.find(b"e-") >= 0 or line.find(b"0.0000") >= 0:
+                    line = _stdlib_line(record, line)
+                buf += line
+        kept.clear()
         self._settled = len(buf)
 
     def flush(self) -> None:
@@ -139,6 +144,18 @@ class ReplayWriter:
                 self.flush()
             finally:
                 self._file.close()
+
+
+def _stdlib_line(record: Any, line: bytes) -> bytes:
+    """The stdlib's line for a record orjson wrote as `line`: from the record, or, if it changed
+    since (orjson writes it otherwise now), from `line` parsed back (orjson writes floats that
+    parse to the very same value; only a NaN or an infinity it wrote as null is lost)."""
+    try:
+        if _orjson_dumps(record, None, _OPTIONS) == line:
+            return (_dumps(record) + "\n").encode()
+    except TypeError:
+        pass
+    return (_dumps(json.loads(line)) + "\n").encode()
 
 
 def read_replay(path: str | Path) -> Iterator[dict[str, Any]]:
