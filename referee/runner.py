@@ -220,19 +220,22 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
     write = writer.write  # buffered: the file is written at each deal's end (referee.replay.records)
     add = writer.add  # for the records that end no deal (moves, chance outcomes): no flush test
 
+    def keep(data) -> None:
+        """A record the game emitted: checked (a deal_end's core fields), written, shown the monitor."""
+        kind = data.get("type") if type(data) is dict else None
+        if kind != "deal" and kind != "chance":  # a deal_end's core fields, or a bad record
+            error = record_error(data, n)
+            if error is not None:
+                raise PluginError(f"{plugin_label(game)}: {error}")
+            deals.append(data)
+        write(data)
+        if on_record is not None:
+            on_record(data)
+
     def dispatch(outputs) -> None:
         for out in outputs:
             if type(out) is Record:
-                data = out.data
-                kind = data.get("type") if type(data) is dict else None
-                if kind != "deal" and kind != "chance":  # a deal_end's core fields, or a bad record
-                    error = record_error(data, n)
-                    if error is not None:
-                        raise PluginError(f"{plugin_label(game)}: {error}")
-                    deals.append(data)
-                write(data)
-                if on_record is not None:
-                    on_record(data)
+                keep(out.data)
                 continue
             if not fan_out:
                 continue
@@ -311,10 +314,9 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
             else:
                 obs = observe(seat)
                 act_id += 1
-                time_ms = move_ms[seat] if not total_ms else min(move_ms[seat], int(left_ms[seat]))
                 if monitor is not None:
                     monitor.sent(seat, {"type": "act", "id": act_id, "obs": obs, "legal": legal,
-                                        "time_ms": time_ms}, state)
+                                        "time_ms": _time_ms(move_ms[seat], total_ms, left_ms[seat])}, state)
                 strategy = strategies[seat]
                 if strategy is not None:
                     started = perf_counter()
@@ -330,7 +332,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                         else:
                             action, move_fault = _resolve(state, legal, StrategyPlayer.reply(choice, ms))
                 else:
-                    reply = players[seat].act(act_id, obs, legal, time_ms)
+                    reply = players[seat].act(act_id, obs, legal, _time_ms(move_ms[seat], total_ms, left_ms[seat]))
                     ms = reply.ms
                     debug = reply.debug
                     left_ms[seat] -= ms
@@ -344,13 +346,23 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
             apply(action)
             decisions += 1
             if writing:
-                move = {"type": "move", "deal": deal, "seat": seat, "action": action, "ms": round(ms, 3)}
+                # round(ms, 3), the very same float at a third of its cost: k / 1000 is it unless
+                # ms * 1000 lies within 0.01 of a half (or is too large for a float to tell)
+                t = ms * 1000.0
+                k = round(t)
+                move = {"type": "move", "deal": deal, "seat": seat, "action": action,
+                        "ms": k / 1000 if -0.49 < t - k < 0.49 and t < 1e12 else round(ms, 3)}
                 if move_fault is not None:
                     move["fault"] = move_fault.record()
                 if debug is not None:
                     move["debug"] = debug
                 add(move)
-            dispatch(drain())
+            if fan_out:
+                dispatch(drain())
+            else:  # no event goes anywhere: only the records (dispatch, inlined)
+                for out in drain():
+                    if type(out) is Record:
+                        keep(out.data)
             seat = to_act()
             if seat is None:
                 seat = settle()  # a deal to shuffle, or a reshuffle the move waits for
@@ -382,6 +394,11 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                            deals)
     finally:
         writer.close()  # writes what was played, also before an error or Ctrl-C
+
+
+def _time_ms(move_ms: int, total_ms: int, left_ms: float) -> int:
+    """The time a seat has for a decision: its limit per move, or less if its total budget is nearly spent."""
+    return move_ms if not total_ms else min(move_ms, int(left_ms))
 
 
 def _name_seats(entries: list[dict[str, Any]], seats: list[Seat], players: list[Player]) -> None:
