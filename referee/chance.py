@@ -24,11 +24,16 @@ from referee.errors import PluginError, RulesError
 from referee.game import DEAL, ChanceRequest, GameState, Shuffle, request_error
 
 
+#: the steps of shuffling a list of each length met so far: (i, i + 1, its bit length), i from the last
+_STEPS: dict[int, tuple[tuple[int, int, int], ...]] = {}
+
+
 def _shuffle(rng: random.Random, x: list) -> None:
     getrandbits = rng.getrandbits
-    for i in range(len(x) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
+    steps = _STEPS.get(len(x))
+    if steps is None:
+        steps = _STEPS[len(x)] = tuple((i, i + 1, (i + 1).bit_length()) for i in range(len(x) - 1, 0, -1))
+    for i, n, k in steps:
         r = getrandbits(k)
         while r >= n:
             r = getrandbits(k)

@@ -30,6 +30,7 @@ SUIT, PLAY, DRAWN, OVER = "suit", "play", "drawn", "over"
 MAU, MAU_MAU = "mau", "mau mau"
 
 _ORDER_KEY = ORDER.__getitem__
+_DUE = {2: MAU, 1: MAU_MAU}  # MM-7: the announcement a play from a hand of this many cards must carry
 _SUIT_ACTIONS = tuple({"suit": s} for s in SUITS)
 _CARD_KEYS = ("card", "cards")  # the only event fields that ever carry card codes
 #: MM-3: the cards playable on a top card of rank r with suit s to match (key s + r): that suit,
@@ -155,11 +156,7 @@ class MauMauState(GameState):
         if phase == SUIT:  # MM-6
             out.extend(dict(a) for a in _SUIT_ACTIONS)
             return out
-        if self.announcements:  # MM-7, as _due()
-            left = self.counts[turn] - 1
-            due = MAU if left == 1 else MAU_MAU if left == 0 else None
-        else:
-            due = None
+        due = _DUE.get(self.counts[turn]) if self.announcements else None  # MM-7, as _due()
         if phase == DRAWN:  # MM-5: play the drawn card at once, or keep it
             self._plays(self.drawn, out, due)
             out.append({"pass": True})
@@ -238,7 +235,7 @@ class MauMauState(GameState):
                 act = self.resolve(action)
         if act is None or self.turn is None:
             raise RulesError(f"illegal Mau Mau action {action!r} in phase {self.phase!r}")
-        if self._pile is None and len(self.stock) <= self.penalty + self.n + 1 and self._needs_reshuffle(act):
+        if len(self.stock) <= self.penalty + self.n + 1 and self._pile is None and self._needs_reshuffle(act):
             return  # MM-8: the move waits for its reshuffle (chance())
         seat = self.turn
         self._legal = self._resolved = None
