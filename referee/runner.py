@@ -326,7 +326,8 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                         move_fault = Fault("crash", f"strategy raised {type(exc).__name__}: {exc}")
                     else:
                         ms = (perf_counter() - started) * 1000.0
-                        left_ms[seat] -= ms
+                        if total_ms:  # the budget left is read only when there is one
+                            left_ms[seat] -= ms
                         if type(choice) is int and 0 <= choice < len(legal):
                             action = legal[choice]
                         else:

@@ -64,3 +64,11 @@ def test_a_record_changed_after_it_was_added(tmp_path):
     records[2]["c"] = None
     writer.close()
     assert path.read_bytes() == expected
+
+
+def test_the_writer_makes_a_missing_directory(tmp_path):
+    for path in (tmp_path / "a" / "b" / "r.jsonl", tmp_path / "c" / "r.jsonl.gz", tmp_path / "r.jsonl"):
+        writer = ReplayWriter(path)
+        writer.write({"type": "header"})
+        writer.close()
+        assert path.is_file()

@@ -71,16 +71,20 @@ class ReplayWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._buf = bytearray()
         self._settled = 0  # the buffer's bytes before this are final (_settle)
         self._kept: list[Any] = []  # the records of the orjson lines after those, in order
+        try:
+            self._file = self._open()
+        except FileNotFoundError:  # its directory is made only then: no mkdir and stat a match
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self._open()
+        self._sync = self._file.flush if self.path.suffix == ".gz" else None
+
+    def _open(self) -> IO[bytes]:
         if self.path.suffix == ".gz":
-            self._file: IO[bytes] = gzip.open(self.path, "wb")
-            self._sync = self._file.flush
-        else:
-            self._file = open(self.path, "wb", buffering=0)
-            self._sync = None
+            return gzip.open(self.path, "wb")
+        return open(self.path, "wb", buffering=0)
 
     def write(self, record: dict[str, Any]) -> None:
         """Add one record; at a deal's end, the match's end, or past MAX_BUFFER, write them all."""
