@@ -33,6 +33,8 @@ GAMES = ("maumau", "presidente", "mayor")
 PLAYERS = 4
 #: matches per variant in one run (about 0.1-0.2 s each at the targets)
 MATCHES = {"maumau": 24, "presidente": 16, "mayor": 16}
+#: the deal key of --instructions' children: the same deals in every count (a bench's key, no secret)
+BENCH_KEY = "bench-engine-instructions-0123456789abcdef"
 #: issue 9's targets, microseconds per decision through the runner, observation included
 TARGET_US = {"maumau": 6.0, "presidente": 15.0, "mayor": 10.0}
 
@@ -195,7 +197,10 @@ def instructions(name: str, matches: int) -> dict[str, Any]:
     """Instructions per decision of the runner on `name` (its default variant), replay off and on,
     counted by valgrind's cachegrind: a figure the machine's load does not move, for a before
     and after. Each count is a child run playing `matches` matches less one playing none (the
-    interpreter's start and the imports), over the matches' decisions."""
+    interpreter's start and the imports), over the matches' decisions. The children deal under
+    one fixed deal key and hash seed (BENCH_KEY): with the process's fresh key each count played
+    other deals, and moved by a percent or two from run to run."""
+    import os
     import re
     import shutil
     import subprocess
@@ -207,7 +212,8 @@ def instructions(name: str, matches: int) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="referee-bench-cg-") as tmp:
             argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={tmp}/cg.out",
                     sys.executable, __file__, "--instructions-child", name, str(count), tmp if replay else "-"]
-            done = subprocess.run(argv, capture_output=True, text=True, check=True)
+            env = dict(os.environ, REFEREE_DEAL_KEY=BENCH_KEY, PYTHONHASHSEED="0")
+            done = subprocess.run(argv, capture_output=True, text=True, check=True, env=env)
         found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
         if found is None:
             raise SystemExit(f"no instruction count from cachegrind:\n{done.stderr[-1000:]}")
