@@ -371,7 +371,7 @@ def _set_counts(records: Iterable[dict[str, Any]]) -> dict[str, int]:
     seeds: dict[str, set[Any]] = {}
     for rec in records:
         seed = rec.get("seed")
-        seeds.setdefault(rec["game"], set()).add(("seed", seed) if type(seed) is int else ("alone", repr(st._content(rec))))
+        seeds.setdefault(rec["game"], set()).add(("seed", seed) if type(seed) is int else ("content", repr(st._content(rec))))
     return {game: len(found) for game, found in seeds.items()}
 
 
