@@ -348,11 +348,14 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
             decisions += 1
             if writing:
                 # round(ms, 3), the very same float at a third of its cost: k / 1000 is it unless
-                # ms * 1000 lies within 0.01 of a half (or is too large for a float to tell)
+                # ms * 1000 lies within 0.01 of a half, or is not positive, too large for a float to
+                # tell, or not a number
                 t = ms * 1000.0
-                k = round(t)
-                move = {"type": "move", "deal": deal, "seat": seat, "action": action,
-                        "ms": k / 1000 if -0.49 < t - k < 0.49 and t < 1e12 else round(ms, 3)}
+                if 0.0 < t < 1e12 and -0.49 < t - (k := round(t)) < 0.49:
+                    t = k / 1000
+                else:
+                    t = round(ms, 3)
+                move = {"type": "move", "deal": deal, "seat": seat, "action": action, "ms": t}
                 if move_fault is not None:
                     move["fault"] = move_fault.record()
                 if debug is not None:
