@@ -278,8 +278,8 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     (written beside the replay, `.html`, when missing or older than the replay). Returns the
     index's path; UsageError without a journal.
 
-    `standings`: the tournament's computed standings (`referee.tournament.standings.compute`), if the caller
-    has them already; else they are computed from the journal, as `referee standings` does (an
+    `standings`: the tournament's computed standings (`referee.tournament.standings.compute`, its
+    duplicate-set counts included), if the caller has them already; else they are computed from the journal, as `referee standings` does (an
     SPRT entry's matches beyond its deciding set not counted). `progress(done, total)` is called
     as the viewer pages to write are written (the slow part), from (0, total) to (total, total);
     `jobs`: how many processes write them. Without `viewers` no page is written: a match is
@@ -310,8 +310,7 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
             standings = dict(standings if standings is not None else st.compute_journal(journal))
             standings["faults"] = fault_rows(st.counted_journal(journal))
         table = st.as_dict(standings, name)
-        sets = _set_counts(st.counted_journal(journal))
-        sets = {game: sets.get(game, 0) for game in table["games"]}
+        sets = {game: standings["sets"][game] for game in table["games"]}
         notes = {game: _score_note(registry, game) for game in table["games"]}
         scopes = [("all games", table["overall"], sets)] + [(g, r, {g: sets[g]}) for g, r in table["games"].items()]
         for number, (scope, scope_rows, scope_sets) in enumerate(scopes):
@@ -361,18 +360,6 @@ def _score_note(registry: Any, game: str) -> str | None:
 
     plugin = registry.games.get(game)
     return describer_of(plugin).score_note() if plugin is not None else None
-
-
-def _set_counts(records: Iterable[dict[str, Any]]) -> dict[str, int]:
-    """Per game, how many duplicate sets its records make (`standings.duplicate_sets`: one per
-    seed, a record without a seed a set alone), the records streamed."""
-    from referee.tournament import standings as st
-
-    seeds: dict[str, set[Any]] = {}
-    for rec in records:
-        seed = rec.get("seed")
-        seeds.setdefault(rec["game"], set()).add(("seed", seed) if type(seed) is int else ("content", repr(st._content(rec))))
-    return {game: len(found) for game, found in seeds.items()}
 
 
 def _notes(registry: Any, games: Iterable[str]) -> list[str]:

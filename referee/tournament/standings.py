@@ -219,8 +219,9 @@ def compute_journal(path: str | Path) -> dict[str, Any]:
 
 
 def compute(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Standings overall and per game, and head-to-head records per game, as {"overall": [Row],
-    "games": {game: [Row]}, "head_to_head": {game: [Pair]}}; the same for records in any order.
+    """Standings overall and per game, head-to-head records per game and how many duplicate sets
+    each game's records make, as {"overall": [Row], "games": {game: [Row]}, "head_to_head":
+    {game: [Pair]}, "sets": {game: int}}; the same for records in any order.
     Of each record only its `Result` is kept: pass an iterator, and the records are not held."""
     by_game: dict[str, list[Result]] = {}
     shared: dict[Any, Any] = {}
@@ -238,6 +239,7 @@ def compute(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "overall": _table([r for game in games for r in by_game[game]], overall, False),
         "games": tables,
         "head_to_head": {game: head_to_head.pairs(sets[game], [r.entrant for r in tables[game]]) for game in games},
+        "sets": {game: len(sets[game]) for game in games},
     }
 
 
