@@ -173,9 +173,7 @@ def _as_the_cli_runs_it(config: Any, resume: bool, sampler: WorkerPeaks | None) 
     reset = _reset_peak()
     started = time.perf_counter()
     table = st.compute_journal(journal)
-    decisions = sprt.read_decisions(journal)
-    table["faults"] = fault_rows(sprt.iter_counted((r for r in st.iter_journal(journal) if r["type"] == "match"),
-                                                   decisions))
+    table["faults"] = fault_rows(st.counted_journal(journal))
     stream_seconds, stream_peak = time.perf_counter() - started, _peak_kb()
     # then the index, as the CLI writes it (the standings held; no viewer page: the memory, not
     # the pages' CPU, is measured here)
@@ -188,7 +186,7 @@ def _as_the_cli_runs_it(config: Any, resume: bool, sampler: WorkerPeaks | None) 
     reset = _reset_peak() and reset
     started = time.perf_counter()
     _, records = st.read_journal(journal)
-    records = sprt.counted(records, decisions)
+    records = sprt.counted(records, sprt.read_decisions(journal))
     table = st.compute(records)
     table["faults"] = fault_rows(records)
     del records, table
