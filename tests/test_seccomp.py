@@ -15,6 +15,7 @@ import errno
 import json
 import os
 import platform
+import struct
 import subprocess
 import sys
 import uuid
@@ -155,6 +156,45 @@ def test_the_allowlist_and_the_left_out_calls_do_not_overlap():
                  "preadv2", "clone", "socket"):
         assert name not in seccomp.ALLOWED  # denied, or allowed only by argument
     assert isinstance(seccomp.build(), bytes) and len(seccomp.build()) % 8 == 0  # sock_filter: 8 bytes each
+
+
+def _run_bpf(program: bytes, arch: int, nr: int, args: tuple[int, ...] = ()) -> int:
+    """What a classic BPF seccomp program returns for one call (the few opcodes libseccomp emits)."""
+    data = struct.pack("<iIQ6Q", nr, arch, 0, *(list(args) + [0] * 6)[:6])
+    code = [struct.unpack("<HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
+    pc, acc = 0, 0
+    while True:
+        op, jt, jf, k = code[pc]
+        if op == 0x20:  # ld [k]
+            acc = struct.unpack_from("<I", data, k)[0]
+        elif op == 0x54:  # and #k
+            acc &= k
+        elif op in (0x15, 0x25, 0x35, 0x45):  # jeq, jgt, jge, jset #k
+            taken = {0x15: acc == k, 0x25: acc > k, 0x35: acc >= k, 0x45: bool(acc & k)}[op]
+            pc += jt if taken else jf
+        elif op == 0x06:  # ret #k
+            return k
+        else:
+            raise AssertionError(f"opcode {op:#x} not known to this test")
+        pc += 1
+
+
+ALLOW, ENOSYS_RET = 0x7FFF0000, 0x00050000 | errno.ENOSYS
+AUDIT_X86_64, AUDIT_I386 = 0xC000003E, 0x40000003
+
+
+@x86_64
+def test_the_other_abis_of_the_machine_fail_with_enosys():
+    # The kernel here may lack x32: the program itself is run on made-up calls.
+    program = seccomp.build()
+    assert _run_bpf(program, AUDIT_X86_64, 39) == ALLOW  # getpid
+    assert _run_bpf(program, AUDIT_X86_64, 0x40000000 | 39) == ENOSYS_RET  # x32's getpid
+    assert _run_bpf(program, AUDIT_I386, 20) == ENOSYS_RET  # i386's getpid (int 0x80)
+    assert _run_bpf(program, AUDIT_X86_64, 451) == ENOSYS_RET  # cachestat
+    assert _run_bpf(program, AUDIT_X86_64, 1000) == ENOSYS_RET  # a call of a later kernel
+    assert _run_bpf(program, AUDIT_X86_64, 221, (3, 0, 0, 4)) == 0x00050000  # fadvise64 DONTNEED: 0
+    assert _run_bpf(program, AUDIT_X86_64, 221, (3, 0, 0, 1 << 32 | 4)) == 0x00050000  # the low half is read
+    assert _run_bpf(program, AUDIT_X86_64, 221, (3, 0, 0, 2)) == ALLOW  # SEQUENTIAL
 
 
 @needs_bwrap
