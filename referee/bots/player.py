@@ -234,10 +234,10 @@ class SubprocessPlayer(Player):
             log = LazyLog(self.log_path, self._log_mode)  # made at the bot's first stderr byte
             self._log_mode = "wb"
         try:
-            argv, env, self.scratch = command(self.argv, cwd=self.cwd, env=self.env, resources=self.resources,
-                                              sandbox=self.sandbox, hide=self.hide, bot_id=self.bot_id)
+            argv, env, self.scratch, fds = command(self.argv, cwd=self.cwd, env=self.env, resources=self.resources,
+                                                   sandbox=self.sandbox, hide=self.hide, bot_id=self.bot_id)
             self.sandboxed = self.scratch is not None
-            proc = BotProcess(argv, env, self.cwd, self.bot_id, self.sandboxed)
+            proc = BotProcess(argv, env, self.cwd, self.bot_id, self.sandboxed, fds)
         except (OSError, ValueError, IndexError) as exc:  # missing or non-executable program, bad cwd...
             self._dead = Fault("crash", f"cannot start {self.argv[0] if self.argv else '(empty command)'}: {exc}")
             if log is not None:

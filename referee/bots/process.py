@@ -47,11 +47,12 @@ def _abs_path(path: str, cwd: str | Path | None) -> str:
 
 def command(argv: Sequence[str], *, cwd: str | Path | None, env: Mapping[str, str] | None,
             resources: ResourceLimits | None, sandbox: str, hide: Sequence[str | Path],
-            bot_id: str) -> tuple[list[str], dict[str, str], Path | None]:
-    """The full command line (limits wrapper, sandbox), the environment to start it with, and
-    the sandbox's fresh scratch directory (None unsandboxed). Raises FileNotFoundError for a
-    program that is not there, OSError for a sandbox that cannot be used, IndexError for an
-    empty command; no scratch directory is left behind then."""
+            bot_id: str) -> tuple[list[str], dict[str, str], Path | None, tuple[int, ...]]:
+    """The full command line (limits wrapper, sandbox), the environment to start it with, the
+    sandbox's fresh scratch directory (None unsandboxed) and the descriptors to pass to it (the
+    sandbox's filter; `BotProcess` closes them). Raises FileNotFoundError for a program that is
+    not there, OSError for a sandbox that cannot be used, IndexError for an empty command; no
+    scratch directory or descriptor is left behind then."""
     if not argv:
         raise IndexError("empty command")
     full_env = dict(env if env is not None else os.environ)
@@ -69,14 +70,15 @@ def command(argv: Sequence[str], *, cwd: str | Path | None, env: Mapping[str, st
             raise FileNotFoundError(f"{program} is not on PATH")
     full = wrapper(resources) + list(argv)
     if sandbox != "bwrap":
-        return full, full_env, None
+        return full, full_env, None, ()
     # bwrap itself starts with the bot's clean environment: its init (pid 1 inside) shows its
     # own environment to the bot.
     scratch = _sandbox.new_scratch()
     try:
         full_env = _sandbox.bot_env(env, scratch)
         full_env[BOT_ID_VAR] = bot_id
-        return _sandbox.wrap(full, cwd, scratch, hide), full_env, scratch
+        wrapped, fds = _sandbox.wrap(full, cwd, scratch, hide)
+        return wrapped, full_env, scratch, fds
     except BaseException:
         _sandbox.remove_scratch(scratch)
         raise
@@ -104,20 +106,26 @@ class BotProcess:
     """
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str], cwd: str | Path | None,
-                 bot_id: str, sandboxed: bool) -> None:
-        """Start `argv` with stdin, stdout and stderr piped; raises OSError or ValueError if it
-        cannot start (a missing or non-executable program, a bad cwd)."""
-        self.popen = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            cwd=cwd,
-            env=env,
-            close_fds=True,
-            start_new_session=True,  # own session and process group: killpg reaches every child
-        )
+                 bot_id: str, sandboxed: bool, pass_fds: Sequence[int] = ()) -> None:
+        """Start `argv` with stdin, stdout and stderr piped, and `pass_fds` (closed here once
+        it started or failed); raises OSError or ValueError if it cannot start (a missing or
+        non-executable program, a bad cwd)."""
+        try:
+            self.popen = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                cwd=cwd,
+                env=env,
+                close_fds=True,
+                pass_fds=tuple(pass_fds),
+                start_new_session=True,  # own session and process group: killpg reaches every child
+            )
+        finally:
+            for fd in pass_fds:
+                os.close(fd)
         #: the bot's process id, which is also its process group and session id
         self.pid = self.popen.pid
         self.bot_id = bot_id

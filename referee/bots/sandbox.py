@@ -19,10 +19,13 @@ A sandboxed bot sees only what it is given, never the referee's machine minus a 
   Where the referee's outputs (replays, logs, journal, protocol log, deal key) lie inside a
   directory the bot may see, they are hidden behind empty read-only mounts;
 - **a clean environment**: PATH, locale and terminal variables, HOME/TMPDIR, and what the
-  caller set explicitly for this bot; nothing else of the referee's (REFEREE_DEAL_KEY least).
+  caller set explicitly for this bot; nothing else of the referee's (REFEREE_DEAL_KEY least);
+- **a system-call filter** (`referee.bots.seccomp`, bwrap's `--seccomp`): Docker's allowlist
+  minus the calls that make the shared kernel a channel between bots (page-cache residency,
+  inotify, file locks, io_uring...); every other call fails with ENOSYS.
 
-`sandbox = "bwrap"` where bwrap is missing or cannot build a sandbox here is an error that says
-how to install it, never a silent run without the sandbox.
+`sandbox = "bwrap"` where bwrap or libseccomp is missing, or bwrap cannot build a sandbox here, is
+an error that says how to install it, never a silent run without the sandbox or its filter.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from referee.bots import seccomp
 
 SANDBOXES = ("none", "bwrap")
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; "
@@ -83,7 +88,8 @@ def probe() -> tuple[list[str] | None, str]:
     """(namespace flags, why not): the strongest bwrap set-up this machine allows, probed once.
 
     Tried in order: a user namespace that cannot make another; a user namespace; (as root only,
-    where user namespaces are off) no user namespace, every capability dropped. None: no sandbox.
+    where user namespaces are off) no user namespace, every capability dropped; each with the
+    system-call filter, which must be there too. None: no sandbox.
     """
     global _probe
     with _lock:
@@ -93,17 +99,26 @@ def probe() -> tuple[list[str] | None, str]:
         if bwrap is None:
             _probe = (None, "bubblewrap (bwrap) is not installed")
             return _probe
+        try:
+            seccomp.build()
+        except seccomp.Unavailable as exc:
+            _probe = (None, f"{exc}: {seccomp.HINT}")
+            return _probe
         true = shutil.which("true") or "/bin/true"
         tries = [(True, True), (True, False)] + ([(False, False)] if os.geteuid() == 0 else [])
         why = ""
         for user, no_nested in tries:
             flags = _namespaces(user, no_nested)
+            fd = seccomp.program_fd()
             try:
-                proc = subprocess.run([bwrap, *flags, *_system(), "--", true], stdin=subprocess.DEVNULL,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=20, env={})
+                proc = subprocess.run([bwrap, *flags, *_system(), "--seccomp", str(fd), "--", true],
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                      timeout=20, env={}, pass_fds=(fd,))
             except (OSError, subprocess.TimeoutExpired) as exc:
                 _probe = (None, f"bwrap cannot run: {exc}")
                 return _probe
+            finally:
+                os.close(fd)
             if proc.returncode == 0:
                 _probe = (flags, "")
                 return _probe
@@ -121,7 +136,12 @@ def available() -> bool:
 def unavailable_reason() -> str | None:
     """None where the sandbox works; else why not and how to fix it, in one sentence."""
     flags, why = probe()
-    return None if flags is not None else f"{why}: {INSTALL_HINT}"
+    return None if flags is not None else _hinted(why)
+
+
+def _hinted(why: str) -> str:
+    """`why` with how to fix it (the filter's reasons carry their own)."""
+    return why if why.endswith(seccomp.HINT) else f"{why}: {INSTALL_HINT}"
 
 
 #: the name of every scratch root (in the system's temporary directory), and of its lock file
@@ -293,12 +313,13 @@ def own_paths(argv: Sequence[str], workdir: Path) -> list[Path]:
 
 
 def wrap(argv: Sequence[str], cwd: str | os.PathLike | None, scratch: Path,
-         hide: Sequence[str | os.PathLike] = ()) -> list[str]:
-    """The bwrap command line running `argv` in the sandbox (start it with `bot_env`'s
-    environment: bwrap and its init pass it on, and show nothing else)."""
+         hide: Sequence[str | os.PathLike] = ()) -> tuple[list[str], tuple[int, ...]]:
+    """The bwrap command line running `argv` in the sandbox, and the descriptors to pass to it
+    (`pass_fds`; the caller closes them once it started, or failed to start, the process). Start
+    it with `bot_env`'s environment: bwrap and its init pass it on, and show nothing else."""
     flags, why = probe()
     if flags is None:
-        raise OSError(f"{why}: {INSTALL_HINT}")
+        raise OSError(_hinted(why))
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
     workdir = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
@@ -314,7 +335,10 @@ def wrap(argv: Sequence[str], cwd: str | os.PathLike | None, scratch: Path,
     args += _masks(own, hide)
     # The sandbox's own root (a tmpfs holding the mount points) read-only too: the scratch is the
     # only place a bot writes.
-    return [*args, "--remount-ro", "/", "--chdir", str(workdir), "--", *argv]
+    args += ["--remount-ro", "/", "--chdir", str(workdir)]
+    # bwrap reads the filter and closes the descriptor before it starts the bot
+    fd = seccomp.program_fd()
+    return [*args, "--seccomp", str(fd), "--", *argv], (fd,)
 
 
 def _masks(own: list[Path], hide: Sequence[str | os.PathLike]) -> list[str]:
