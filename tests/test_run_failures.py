@@ -241,15 +241,7 @@ def test_a_journal_on_a_full_disk_is_cut_back_to_its_last_whole_line(tiny_disk):
     path = tiny_disk / tour.JOURNAL
     journal = tour.Journal(path, {"type": "tournament", "name": "t"})
     journal.append({"type": "match", "index": 0})
-    filler = tiny_disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)  # the disk full, but for the rest of the journal's page
-    try:
-        while True:
-            os.write(fd, b"x" * 65536)
-    except OSError as exc:
-        assert exc.errno == errno.ENOSPC
-    finally:
-        os.close(fd)
+    filler = fill_up(tiny_disk)  # full, but for the rest of the journal's last page
     before = path.read_bytes()
     with pytest.raises(errors.DiskFull, match=f"cannot write '{path}' \\(No space left on device\\)"):
         journal.append({"type": "match", "index": 1, "pad": "x" * 20000})  # the tmpfs takes part of it
@@ -258,6 +250,32 @@ def test_a_journal_on_a_full_disk_is_cut_back_to_its_last_whole_line(tiny_disk):
     journal.append({"type": "match", "index": 2})
     journal.close()
     assert [r.get("index") for r in journal_lines(tiny_disk)] == [None, 0, 2]
+
+
+def fill_up(disk: Path) -> Path:
+    """A file that fills `disk` to its last byte: its path."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"x" * 65536)
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    return filler
+
+
+def test_a_deal_key_the_full_disk_cut_short_is_not_left_behind(tiny_disk, monkeypatch):
+    from referee import sealing
+
+    monkeypatch.delenv(sealing.KEY_ENV, raising=False)
+    filler = fill_up(tiny_disk)
+    with pytest.raises(errors.DiskFull, match="the disk is full: cannot write .*deal.key"):
+        sealing.for_directory(tiny_disk)
+    assert not (tiny_disk / sealing.KEY_FILE).exists(), "an empty key would refuse every later run"
+    filler.unlink()
+    assert sealing.for_directory(tiny_disk).secret == sealing.for_directory(tiny_disk).secret
 
 
 def test_a_bot_that_fills_the_disk_stops_the_run_with_one_line_and_resume_finishes(tmp_path, tiny_disk):

@@ -493,7 +493,11 @@ class Journal:
         self.path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if os.fstat(self._fd).st_size == 0:
-            self.append(head)
+            try:
+                self.append(head)
+            except BaseException:
+                os.close(self._fd)
+                raise
 
     def append(self, record: dict[str, Any]) -> None:
         self._write((json.dumps(record, separators=(",", ":")) + "\n").encode())
@@ -774,7 +778,7 @@ def run(
     """
     if prepared is not None and config.out.resolve() not in _claimed:
         raise ValueError("run(prepared=...) needs the claim under which prepare() ran")
-    with claim(config.out):
+    with claim(config.out), _disk_checked(config.out):
         _run(config, prepared or prepare(config, resume), plugins_dir, on_result, on_start, on_warning, on_note,
              on_failure)
         if not keep:
@@ -933,6 +937,19 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                 queue = unstopped(itertools.chain(sorted(lost, key=lambda s: s.index), queue))
         finally:
             journal.close()
+
+
+@contextmanager
+def _disk_checked(out: Path) -> Iterator[None]:
+    """A full disk met anywhere in the block (the deal key, the replays' folders, the scratch
+    root...) as DiskFull: one line, never a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        full = full_disk(exc)
+        if full is None:
+            raise
+        raise DiskFull.of(full, out, RESUME) from None
 
 
 def _finished_first(done: Iterable[cf.Future]) -> list[cf.Future]:
