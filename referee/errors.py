@@ -33,11 +33,12 @@ class RulesError(RefereeError):
 
 class RefereeFailure(RefereeError):
     """The referee failed, not a bot nor the user: an error on the referee's side in a match (a
-    referee or plugin bug), failed matches left in a tournament, or a full disk (exit code 3)."""
+    referee or plugin bug), or failed matches left in a tournament (exit code 3)."""
 
 
-class DiskFull(RefereeFailure):
-    """The disk the referee writes its own outputs to is full (ENOSPC, EDQUOT): stop at once."""
+class DiskFull(UsageError):
+    """The disk the referee writes its own outputs to is full (ENOSPC, EDQUOT): stop at once.
+    The user's to fix, as any file that cannot be written (exit code 2)."""
 
     @classmethod
     def of(cls, error: OSError, where: object, then: str) -> DiskFull:

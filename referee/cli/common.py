@@ -75,7 +75,7 @@ def _errors():
     except PluginError as exc:
         typer.echo(f"plugin error: {exc}", err=True)
         raise typer.Exit(1) from None
-    except RefereeFailure as exc:  # the referee failed (a full disk, an error in a match), not a bot
+    except RefereeFailure as exc:  # the referee failed (an error in a match), not a bot nor the user
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(3) from None
     except RefereeError as exc:

@@ -476,6 +476,7 @@ def failure_record(spec: MatchSpec, exc: Exception, out_dir: str) -> dict[str, A
         "type": FAILURE, "index": spec.index, "key": spec.key, "game": spec.game, "seed": spec.seed,
         "seats": list(spec.seats), "error": first_line(exc),
         "traceback": "".join(traceback.format_exception(exc))[-TRACEBACK_KEPT:], "pid": os.getpid(),
+        "ended": time.monotonic(),
     }
     full = full_disk(exc)
     if full is not None:
@@ -953,13 +954,13 @@ def _disk_checked(out: Path) -> Iterator[None]:
 
 
 def _finished_first(done: Iterable[cf.Future]) -> list[cf.Future]:
-    """Done futures, those with a match's result first, then those of matches failed on the
-    referee's side: each result is journaled before a failure ends the run (a lost Dask
-    scheduler cancels the rest in the same instant; FAILED_IN_A_ROW failures stop it)."""
-    def order(f: cf.Future) -> int:
+    """Done futures, those with a record first, in the order their matches ended (so failures
+    count in a row as they came), then those that failed: each record is journaled before a
+    failure ends the run (a lost Dask scheduler cancels the rest in the same instant)."""
+    def order(f: cf.Future) -> tuple[int, float]:
         if f.cancelled() or f.exception() is not None:
-            return 2
-        return int(f.result().get("type") == FAILURE)
+            return 1, 0.0
+        return 0, f.result().get("ended", 0.0)
 
     return sorted(done, key=order)
 
