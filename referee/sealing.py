@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.errors import UsageError
+from referee.errors import DiskFull, UsageError, full_disk
 
 KEY_ENV = "REFEREE_DEAL_KEY"
 KEY_FILE = "deal.key"  # a tournament's key, in its output directory
@@ -108,13 +108,19 @@ def for_directory(out: Path) -> DealKey:
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read the deal key {path}: {getattr(exc, 'strerror', None) or exc}") from None
     key = fresh()
+    made = False
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        made = True
         with os.fdopen(fd, "wb") as f:
             f.write(key.secret + b"\n")
             f.flush()
             os.fsync(f.fileno())
     except OSError as exc:
+        if made:
+            path.unlink(missing_ok=True)  # a key cut short by a full disk would refuse the next run
+        if full_disk(exc) is not None:
+            raise DiskFull.of(exc, path, "run again") from None
         raise UsageError(f"cannot write the deal key {path}: {exc.strerror or exc}") from None
     return DealKey(key.secret, str(path))
 

@@ -42,7 +42,8 @@ from typing import Any
 
 from referee import sealing
 from referee.config import resolve_config
-from referee.errors import ConfigError, UsageError
+from referee.errors import (ConfigError, DiskFull, RefereeError, RefereeFailure, UsageError, first_line,
+                            full_disk)
 from referee.game import Action, Game
 from referee.bots.limits import CPU_S, MEMORY_MB
 from referee.match import make_players, seat_names
@@ -270,8 +271,11 @@ def run_validation(
             watched = _Watched(bot)
             players[case.seat] = watched
             replay = work / f"{stem}.jsonl"
-            result = run_match(game, config, case.seed, seats, players, limits, replay=replay, key=key,
-                               hooks=registry.hooks)
+            try:
+                result = run_match(game, config, case.seed, seats, players, limits, replay=replay, key=key,
+                                   hooks=registry.hooks)
+            except Exception as exc:  # the referee's side failed: the battery stops, saying so in one line
+                raise _referee_failed(exc, case, k + 1, replay, out) from None
             faulted = _add(tally, case, result, watched, bot)
             if faulted:
                 _keep(tally, case, k + 1, work, stem, out, argv, limits, key, game.name, program)
@@ -325,6 +329,28 @@ def _keep(tally: _Tally, case: Case, number: int, work: Path, stem: str, out: Pa
     tally.failures.append(entry)
     for ex in tally.examples_of(label):
         ex["replay"] = entry["replay"]
+
+
+def _referee_failed(exc: Exception, case: Case, number: int, replay: Path, out: Path | None) -> Exception:
+    """The error that stops the battery when match `number` failed on the referee's side (not
+    the bot's fault): DiskFull for a full disk, the referee's own errors as they are (a plugin's
+    broken output), else RefereeFailure naming the match and where what was played is kept
+    (its replay, moved into `out`)."""
+    full = full_disk(exc)
+    if full is not None:
+        return DiskFull.of(full, replay.parent, "validate again")
+    if isinstance(exc, RefereeError):
+        return exc
+    kept = None
+    if out is not None and replay.is_file():
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            kept = Path(shutil.move(replay, out / replay.name))
+        except OSError:
+            pass
+    where = f"what was played is in {kept}" if kept is not None else "what was played is not kept"
+    return RefereeFailure(f"match {number} ({case.label()}) failed on the referee's side, not the bot's fault: "
+                          f"{first_line(exc)}; {where}")
 
 
 def _tail(log: Path) -> str | None:

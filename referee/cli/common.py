@@ -65,7 +65,7 @@ def _main(
 @contextmanager
 def _errors():
     """Turn the referee's own errors into a one-line message and an exit code."""
-    from referee.errors import PluginError, RefereeError, UsageError
+    from referee.errors import PluginError, RefereeError, RefereeFailure, UsageError
 
     try:
         yield
@@ -75,6 +75,9 @@ def _errors():
     except PluginError as exc:
         typer.echo(f"plugin error: {exc}", err=True)
         raise typer.Exit(1) from None
+    except RefereeFailure as exc:  # the referee failed (an error in a match), not a bot nor the user
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(3) from None
     except RefereeError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

@@ -107,17 +107,35 @@ def play(
         try:
             result = _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key,
                                  console)
-        except OSError as exc:  # the replay or the protocol log cannot be written (a full disk...)
-            raise UsageError(f"cannot write {exc.filename or str(replay)!r}: {exc.strerror or exc}") from None
         except KeyboardInterrupt:  # the bots are gone (run_match closes them); the replay is cut short
             typer.echo(f"interrupted: {replay} holds the moves played so far, without a result", err=True)
             raise typer.Exit(130) from None
+        except Exception as exc:  # the referee's side failed: one line (exit 3), never a traceback
+            raise _failure(exc, replay) from None
         _print_result(console, result, g)
         console.print(f"replay: {replay}", highlight=False, markup=False, soft_wrap=True)
         if log_protocol is not None:
             console.print(f"protocol log: {log_protocol}", highlight=False, markup=False, soft_wrap=True)
         if json_out is not None:
             write_json(console, json_out, result_json(result, stem, key, log_protocol), "result")
+
+
+def _failure(exc: Exception, replay: Path) -> Exception:
+    """The error to show for `exc`, raised while the match was played: DiskFull for a full disk,
+    the referee's own errors as they are (a plugin's broken output...), UsageError for a file
+    that cannot be written, else RefereeFailure; the bots are gone and the replay holds what was
+    played (run_match closes them and writes it, whatever happened)."""
+    from referee.errors import DiskFull, RefereeError, RefereeFailure, UsageError, first_line, full_disk
+
+    full = full_disk(exc)
+    if full is not None:
+        return DiskFull.of(full, replay, "play the match again")
+    if isinstance(exc, RefereeError):
+        return exc
+    if isinstance(exc, OSError):  # the replay or the protocol log cannot be written
+        return UsageError(f"cannot write {exc.filename or str(replay)!r}: {exc.strerror or exc}")
+    return RefereeFailure(f"the match failed on the referee's side, no seat is blamed: {first_line(exc)}; "
+                          f"what was played is in {replay}")
 
 
 def _stderr_console():

@@ -4,7 +4,7 @@ files (computed once: the index uses them too)."""
 from __future__ import annotations
 
 import os
-from contextlib import ExitStack, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -159,11 +159,15 @@ def tournament(
                 (live.console if interactive else console).print(text, highlight=False, markup=False,
                                                                  soft_wrap=True)
 
+            def on_failure(record):
+                say(f"failed: match {record['key']} on the referee's side, counted for no one (--resume plays "
+                    f"it again): {record['error']}")
+
             try:
                 # what the run waits for (no Dask worker connected) goes to stdout, like the rest
                 tour.run(config, resume=resume, plugins_dir=_state["plugins_dir"], on_result=on_result,
                          on_start=on_start, keep=False, prepared=prepared,
-                         on_warning=lambda text: say(f"warning: {text}"), on_note=say)
+                         on_warning=lambda text: say(f"warning: {text}"), on_note=say, on_failure=on_failure)
             except KeyboardInterrupt:
                 if interactive:
                     live.stop()
@@ -181,13 +185,58 @@ def tournament(
                 console.print(line, highlight=False, markup=False)
         from referee.replay.index import write_index
 
-        with rich_progress(console) as progress:  # a bar on a terminal: the viewer pages take a while
+        with rich_progress(console) as progress, _writing_index(config.out):  # a bar on a terminal
             # the pages on as many processes as the matches ran on (all cores after a Dask run)
             jobs = config.concurrency if config.executor == "local" and config.concurrency > 0 else os.cpu_count()
             path = write_index(config.out, registry, table, progress=progress, jobs=jobs or 1,
                                viewers=config.output.viewers)
         console.print(f"index: {path}", highlight=False, markup=False)
-        verifier.report(console)
+        try:
+            verifier.report(console)
+        finally:
+            _failures_reported(console, table.get("failed"))  # exit 3 rather than verify's 1
+
+
+def _failures_reported(console, failed) -> None:
+    """Say how many matches failed on the referee's side (`_print_failures`), and end the run
+    with RefereeFailure (exit 3) if any did: the standings leave them out."""
+    from referee.errors import RefereeFailure
+
+    if not failed:
+        return
+    _print_failures(console, failed)
+    n = len(failed)
+    raise RefereeFailure(f"{n} {'match' if n == 1 else 'matches'} failed on the referee's side (see above): the "
+                         "standings leave them out; once the cause is fixed, run again with --resume, which plays "
+                         "them again")
+
+
+def _print_failures(console, failed) -> None:
+    """How many matches failed on the referee's side, by error (the first line of each), with
+    the first keys of each group."""
+    from referee.tournament.standings import failure_groups
+
+    n = len(failed)
+    console.print(f"{n} {'match' if n == 1 else 'matches'} failed on the referee's side, counted for no one "
+                  "(the journal keeps each traceback):", highlight=False, markup=False)
+    for error, keys in failure_groups(failed):
+        shown = ", ".join(keys[:3]) + (f", ... ({len(keys) - 3} more)" if len(keys) > 3 else "")
+        console.print(f"  {len(keys)} x {error} ({shown})", highlight=False, markup=False, soft_wrap=True)
+
+
+@contextmanager
+def _writing_index(out: Path):
+    """An OSError writing the index under `out` as one line (DiskFull for a full disk): the
+    journal and standings are whole, and the index can be built again."""
+    from referee.errors import DiskFull, RefereeError, full_disk
+
+    try:
+        yield
+    except OSError as exc:
+        full = full_disk(exc)
+        if full is not None:
+            raise DiskFull.of(full, out, f"build the index with `referee replay --index {out}`") from None
+        raise RefereeError(f"cannot write the index into {str(out)!r}: {exc.strerror or exc}") from None
 
 
 @app.command()
@@ -207,7 +256,10 @@ def standings(
         head = next((r for r in st.iter_journal(journal) if r["type"] == "tournament"), None)
         if next(st.counted_journal(journal), None) is None:
             raise UsageError(f"{journal} holds no finished match")
-        _show_standings(_console(), journal, out or journal.parent, head.get("name", "") if head else "")
+        console = _console()
+        table = _show_standings(console, journal, out or journal.parent, head.get("name", "") if head else "")
+        if table["failed"]:
+            _print_failures(console, table["failed"])
 
 
 def _show_standings(console, journal: Path, out_dir: Path, name: str) -> dict:
@@ -231,12 +283,16 @@ def _show_standings(console, journal: Path, out_dir: Path, name: str) -> dict:
     if shown is not None:
         console.print(shown)
     table["faults"] = faults
+    table["failed"] = st.failed_matches(journal)  # in the files when there are some
     notes = _score_notes(table["games"])
     try:
         paths = st.write_all(table, out_dir, name, notes)
     except OSError as exc:
-        from referee.errors import UsageError
+        from referee.errors import DiskFull, UsageError, full_disk
 
+        full = full_disk(exc)
+        if full is not None:
+            raise DiskFull.of(full, out_dir, f"run `referee standings {journal}`") from None
         raise UsageError(f"cannot write the standings into {str(out_dir)!r}: {exc.strerror or exc}") from None
     console.print("written: " + ", ".join(str(p) for p in paths), highlight=False, markup=False)
     return table

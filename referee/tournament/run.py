@@ -13,6 +13,12 @@ A local worker killed outright (in plain mode a bot can SIGKILL it) breaks the p
 in flight are played again in a new one, unless the killed worker's match (see `InFlight`) had
 already killed one.
 
+A match that fails on the referee's side (an exception in `play`: a referee or plugin bug, a
+write that failed) is journaled as such (`failure_record`: no seat blamed, no result) and the
+run goes on; `--resume` plays it again, and FAILED_IN_A_ROW of them in a row stop the run. A full
+disk (ENOSPC, EDQUOT) under the outputs stops the run at once (`DiskFull`): the journal is cut
+back to its last whole line whenever an append fails, so `--resume` finishes once space is freed.
+
 A gauntlet with an SPRT (referee/tournament/sprt.py) stops early: once the journaled results decide its
 test, the driver starts no more of its matches and journals the decision.
 
@@ -40,6 +46,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -52,7 +59,7 @@ from referee import sealing
 from referee.tournament import designs, executors, sprt
 
 from referee.bots import sandbox
-from referee.errors import RefereeError, UsageError
+from referee.errors import DiskFull, RefereeError, RefereeFailure, UsageError, first_line, full_disk
 from referee.bots.limits import spin_us
 from referee.runner import Limits, Seat
 from referee.tournament.config import SHARD_AT, Entrant, MatchSpec, Output, TournamentConfig, derive_seed
@@ -60,6 +67,10 @@ from referee.tournament.config import SHARD_AT, Entrant, MatchSpec, Output, Tour
 JOURNAL = "journal.jsonl"
 SETUP_VERSION = 1  # the journal head's "setup" (sealed deals); journals without it are refused
 LOCK = ".lock"  # held (flock) by the run using the output directory; holds its pid
+FAILURE = "failure"  # the journal record type of a match that failed on the referee's side
+FAILED_IN_A_ROW = 5  # matches failing on the referee's side one after another that stop the run
+TRACEBACK_KEPT = 4000  # characters of a failed match's traceback kept in its journal record
+RESUME = "run again with --resume: the journal keeps every finished match"
 
 
 def fingerprint(matches: list[MatchSpec]) -> str:
@@ -418,7 +429,10 @@ def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, ou
     try:
         if _in_flight is not None:
             _in_flight.start(spec.index)
-        return play(spec, entrants, limits, out_dir, None, True, key, output=output, pool=_pool)
+        try:
+            return play(spec, entrants, limits, out_dir, None, True, key, output=output, pool=_pool)
+        except Exception as exc:
+            return failure_record(spec, exc, out_dir)
     finally:
         if _in_flight is not None:
             _in_flight.stop()
@@ -438,15 +452,35 @@ def play_task(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out
     directory and returns them with the record, under FILES ({"replays/<name>": bytes}), for
     the driver to write.
     """
-    if shared_out:
-        return play(spec, entrants, limits, out_dir, plugins_dir, guard=True, key=key, output=output)
-    # under the worker's scratch root: a worker killed mid-match leaves it to the next `sweep`
-    with tempfile.TemporaryDirectory(prefix="match-", dir=sandbox.scratch_root()) as tmp:
-        record = play(spec, entrants, limits, tmp, plugins_dir, guard=True, key=key, hide=[out_dir], output=output)
-        replays = Path(tmp) / "replays"
-        files = {p.relative_to(tmp).as_posix(): p.read_bytes() for p in sorted(replays.rglob("*")) if p.is_file()} \
-            if replays.is_dir() else {}
+    try:
+        if shared_out:
+            return play(spec, entrants, limits, out_dir, plugins_dir, guard=True, key=key, output=output)
+        # under the worker's scratch root: a worker killed mid-match leaves it to the next `sweep`
+        with tempfile.TemporaryDirectory(prefix="match-", dir=sandbox.scratch_root()) as tmp:
+            record = play(spec, entrants, limits, tmp, plugins_dir, guard=True, key=key, hide=[out_dir],
+                          output=output)
+            replays = Path(tmp) / "replays"
+            files = {p.relative_to(tmp).as_posix(): p.read_bytes() for p in sorted(replays.rglob("*"))
+                     if p.is_file()} if replays.is_dir() else {}
+    except Exception as exc:  # a failure record is a result: no retry by Dask, which would fail alike
+        return failure_record(spec, exc, out_dir)
     record[FILES] = files
+    return record
+
+
+def failure_record(spec: MatchSpec, exc: Exception, out_dir: str) -> dict[str, Any]:
+    """The journal record of match `spec` failed on the referee's side with `exc`: no seat
+    blamed, no result counted; the error's first line and its traceback's end. A full disk is
+    noted (`full`: the line that stops the run), never journaled as the match's failure."""
+    record: dict[str, Any] = {
+        "type": FAILURE, "index": spec.index, "key": spec.key, "game": spec.game, "seed": spec.seed,
+        "seats": list(spec.seats), "error": first_line(exc),
+        "traceback": "".join(traceback.format_exception(exc))[-TRACEBACK_KEPT:], "pid": os.getpid(),
+        "ended": time.monotonic(),
+    }
+    full = full_disk(exc)
+    if full is not None:
+        record["full"] = str(DiskFull.of(full, out_dir, RESUME))
     return record
 
 
@@ -460,11 +494,36 @@ class Journal:
         self.path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if os.fstat(self._fd).st_size == 0:
-            self.append(head)
+            try:
+                self.append(head)
+            except BaseException:
+                os.close(self._fd)
+                raise
 
     def append(self, record: dict[str, Any]) -> None:
-        os.write(self._fd, (json.dumps(record, separators=(",", ":")) + "\n").encode())
-        os.fsync(self._fd)
+        self._write((json.dumps(record, separators=(",", ":")) + "\n").encode())
+
+    def _write(self, line: bytes) -> None:
+        """Append one whole line, fsynced. A write that fails (a full disk writes part of a
+        line, then fails) cuts the journal back to where the line began, so it never ends in
+        part of a line (which a later append would bury, making the journal unreadable):
+        DiskFull for a full disk, else RefereeError."""
+        start = os.lseek(self._fd, 0, os.SEEK_END)  # the run holds the journal: no other writer
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(self._fd, view):]
+            os.fsync(self._fd)
+        except OSError as exc:
+            try:
+                os.ftruncate(self._fd, start)  # frees what was written: works on a full disk
+                os.fsync(self._fd)
+            except OSError:
+                pass  # _repair cuts a torn last line when the run resumes
+            if full_disk(exc) is not None:
+                raise DiskFull.of(exc, self.path, RESUME) from None
+            raise RefereeError(f"cannot write the journal {str(self.path)!r}: {exc.strerror or exc}; "
+                               f"once fixed, {RESUME}") from None
 
     def close(self) -> None:
         os.close(self._fd)
@@ -524,7 +583,13 @@ def claim(out: Path) -> Iterator[None]:
         raise UsageError(f"{out} is in use by another run{f' (pid {holder})' if holder.isdigit() else ''}: "
                          "wait for it to end, or choose another --out") from None
     os.ftruncate(fd, 0)
-    os.write(fd, f"{os.getpid()}\n".encode())
+    try:
+        os.write(fd, f"{os.getpid()}\n".encode())
+    except OSError as exc:
+        os.close(fd)
+        if full_disk(exc) is not None:
+            raise DiskFull.of(exc, out / LOCK, "run again") from None
+        raise UsageError(f"cannot use {out} as the output directory: {exc.strerror}") from None
     _claimed[key] = fd
     try:
         yield
@@ -685,6 +750,7 @@ def run(
     on_warning: Callable[[str], None] | None = None,
     prepared: Prepared | None = None,
     on_note: Callable[[str], None] | None = None,
+    on_failure: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Play every match not yet journaled; returns every record (old and new) in schedule order.
 
@@ -706,11 +772,16 @@ def run(
     matches are played again. `on_note` is told, in a sentence, when the matches wait for a
     worker (a Dask scheduler with none connected: how many are, now and then) and when one
     joins. A Dask scheduler lost mid-run ends it with a RefereeError naming the scheduler.
+
+    A match that fails on the referee's side is journaled as a FAILURE record, handed to
+    `on_failure`, and played again by `--resume`; FAILED_IN_A_ROW in a row end the run with a
+    RefereeFailure, and a full disk under the outputs ends it at once with a DiskFull.
     """
     if prepared is not None and config.out.resolve() not in _claimed:
         raise ValueError("run(prepared=...) needs the claim under which prepare() ran")
-    with claim(config.out):
-        _run(config, prepared or prepare(config, resume), plugins_dir, on_result, on_start, on_warning, on_note)
+    with claim(config.out), _disk_checked(config.out):
+        _run(config, prepared or prepare(config, resume), plugins_dir, on_result, on_start, on_warning, on_note,
+             on_failure)
         if not keep:
             return []
         from referee.tournament.standings import read_journal
@@ -722,7 +793,8 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
          on_result: Callable[[dict[str, Any]], None] | None,
          on_start: Callable[[executors.Backend], None] | None,
          on_warning: Callable[[str], None] | None = None,
-         on_note: Callable[[str], None] | None = None) -> None:
+         on_note: Callable[[str], None] | None = None,
+         on_failure: Callable[[dict[str, Any]], None] | None = None) -> None:
     todo, journaled, gauntlets, head = prepared
     executors.require(config.executor, config.scheduler)
     if not todo:
@@ -775,6 +847,7 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
             queue: Iterator[MatchSpec] = unstopped(todo)
             pending: dict[cf.Future, MatchSpec] = {}
             kills: Counter[int | None] = Counter()  # workers killed, per match played (None: none)
+            failing = 0  # matches failed on the referee's side since the last one that did not
             watch = executors.WorkerWatch(backend, on_note)  # says when no worker takes the matches
 
             def launch(spec: MatchSpec) -> None:
@@ -789,6 +862,7 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
 
             def settle(future: cf.Future) -> MatchSpec | None:
                 """Journal a finished match; the match instead if a worker died under it."""
+                nonlocal failing
                 spec = pending.pop(future)  # drop our reference: the result may hold a replay
                 try:
                     record = future.result()
@@ -802,6 +876,21 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                 files = record.pop(FILES, None)
                 if record["index"] in journaled:
                     return None  # a match is journaled once, whatever ran it twice
+                if record["type"] == FAILURE:
+                    if record.get("full"):
+                        raise DiskFull(record["full"])
+                    journal.append(record)  # not `journaled`: --resume plays it again
+                    failing += 1
+                    if on_failure is not None:
+                        on_failure(record)
+                    if failing >= FAILED_IN_A_ROW:
+                        raise RefereeFailure(
+                            f"{failing} matches in a row failed on the referee's side, the last ({record['key']}) "
+                            f"with {record['error']}: stopped; the journal keeps every finished match and "
+                            "each failure's traceback: once the cause is fixed, run again with --resume, "
+                            "which plays the failed matches again")
+                    return None
+                failing = 0
                 if files:
                     _write_files(out, files)
                 journal.append(record)
@@ -851,10 +940,29 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
             journal.close()
 
 
+@contextmanager
+def _disk_checked(out: Path) -> Iterator[None]:
+    """A full disk met anywhere in the block (the deal key, the replays' folders, the scratch
+    root...) as DiskFull: one line, never a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        full = full_disk(exc)
+        if full is None:
+            raise
+        raise DiskFull.of(full, out, RESUME) from None
+
+
 def _finished_first(done: Iterable[cf.Future]) -> list[cf.Future]:
-    """Done futures, those with a result first: each is journaled before a failure ends the run
-    (a lost Dask scheduler cancels the rest in the same instant)."""
-    return sorted(done, key=lambda f: f.cancelled() or f.exception() is not None)
+    """Done futures, those with a record first, in the order their matches ended (so failures
+    count in a row as they came), then those that failed: each record is journaled before a
+    failure ends the run (a lost Dask scheduler cancels the rest in the same instant)."""
+    def order(f: cf.Future) -> tuple[int, float]:
+        if f.cancelled() or f.exception() is not None:
+            return 1, 0.0
+        return 0, f.result().get("ended", 0.0)
+
+    return sorted(done, key=order)
 
 
 def _journal_decisions(journal: Journal, gauntlets: sprt.Gauntlets) -> None:
@@ -904,7 +1012,13 @@ def _write_files(out: Path, files: dict[str, bytes]) -> None:
         if not (2 <= len(parts) <= 3 and parts[0] == "replays" and all(p not in ("", ".", "..") for p in parts)):
             continue
         target = out.joinpath(*parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(f".{target.name}.part-{os.getpid()}")
-        partial.write_bytes(data)
-        os.replace(partial, target)  # never a torn file, whatever stops the driver
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_bytes(data)
+            os.replace(partial, target)  # never a torn file, whatever stops the driver
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            if full_disk(exc) is not None:
+                raise DiskFull.of(exc, target, RESUME) from None
+            raise

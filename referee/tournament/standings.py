@@ -68,9 +68,11 @@ def read_journal(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str
     return head, records
 
 
-def iter_journal(path: str | Path) -> Iterator[dict[str, Any]]:
+def iter_journal(path: str | Path, failures: bool = False) -> Iterator[dict[str, Any]]:
     """The journal's tournament lines and match records, one at a time as they are read (what
-    `read_journal` collects): memory holds one record, and the schedule indices seen.
+    `read_journal` collects): memory holds one record, and the schedule indices seen. With
+    `failures`, the records of matches that failed on the referee's side too (every one: they
+    count for no one, and a match may fail in one run and be played in the next).
 
     A match record is yielded for the first record of its index only; a torn last line is
     ignored; anything else that is no journal line is a UsageError naming the line (raised when
@@ -102,6 +104,11 @@ def iter_journal(path: str | Path) -> Iterator[dict[str, Any]]:
                     if rec["index"] not in seen:
                         seen.add(rec["index"])
                         yield rec
+                elif failures and rec.get("type") == "failure":
+                    if type(rec.get("index")) is not int or not isinstance(rec.get("error"), str):
+                        raise UsageError(f"{path}, line {number}: a failure record without an integer index "
+                                         "and its error")
+                    yield rec
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not a journal: it is not UTF-8 text") from None
 
@@ -203,6 +210,30 @@ class Result:
         return getattr(self, key, default)
 
 
+def failed_matches(path: str | Path) -> list[dict[str, Any]]:
+    """The journal's matches that failed on the referee's side and were not played since
+    (`--resume` plays them again): each one's last failure record, without its traceback, in
+    schedule order. Memory holds the failures only (and the indices `iter_journal` keeps)."""
+    failed: dict[int, dict[str, Any]] = {}
+    played: set[int] = set()
+    for rec in iter_journal(path, failures=True):
+        if rec["type"] == "match":
+            played.add(rec["index"])
+            failed.pop(rec["index"], None)
+        elif rec["type"] == "failure" and rec["index"] not in played:
+            failed[rec["index"]] = {k: v for k, v in rec.items() if k != "traceback"}
+    return [failed[index] for index in sorted(failed)]
+
+
+def failure_groups(failed: Iterable[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """Failed matches grouped by their error's first line: (error, the keys of its matches), the
+    most frequent first (then by error)."""
+    groups: dict[str, list[str]] = {}
+    for rec in failed:
+        groups.setdefault(rec["error"], []).append(str(rec.get("key", rec["index"])))
+    return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
 def counted_journal(path: str | Path) -> Iterator[dict[str, Any]]:
     """A journal's counted match records (sprt.counted: an SPRT entry's matches beyond its
     deciding set left out), one at a time as they are read: memory never holds them all."""
@@ -301,6 +332,9 @@ def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:
         "head_to_head": {g: [asdict(p) for p in pairs] for g, pairs in standings.get("head_to_head", {}).items()},
         # every entrant's faults by kind (referee.tournament.reporting.FaultRow), when the caller added them
         "faults": [r.record() for r in standings.get("faults", [])],
+        # matches failed on the referee's side, by error (only when there are some: counted for no one)
+        **({"failed": [{"error": error, "count": len(keys), "matches": keys}
+                       for error, keys in failure_groups(standings["failed"])]} if standings.get("failed") else {}),
     }
 
 
@@ -361,6 +395,12 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
         lines += _markdown_table("Faults", heads, [[", ".join(r[c]) if isinstance(r[c], list) else
                                                     str(r[c]).replace("|", "\\|") for c in heads]
                                                    for r in data["faults"]])
+    if data.get("failed"):
+        total = sum(g["count"] for g in data["failed"])
+        lines += _markdown_table(f"Failed matches ({total}: failed on the referee's side, counted for no one; "
+                                 "`referee tournament --resume` plays them again)", ("error", "count", "matches"),
+                                 [[g["error"].replace("|", "\\|"), g["count"], _first_keys(g["matches"])]
+                                  for g in data["failed"]])
     lines += [
         "Rating: a batch Plackett-Luce fit of every match's finishing ranks (400 points apart, the stronger "
         "finishes ahead of the weaker 10 times as often; mean 0 over the table's entrants); low/high: its "
@@ -375,6 +415,11 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
         "los: the likelihood of superiority, Phi((ahead - behind) / sqrt(ahead + behind)).",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _first_keys(keys: Sequence[str], shown: int = 10) -> str:
+    """The first `shown` match keys, and how many more."""
+    return ", ".join(keys[:shown]) + (f", ... ({len(keys) - shown} more)" if len(keys) > shown else "")
 
 
 def _markdown_table(title: str, heads: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
