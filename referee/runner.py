@@ -17,7 +17,7 @@ from referee import PROTOCOL_VERSION, __version__, sealing
 from referee.chance import Sampler, Streams, answer
 from referee.errors import PluginError
 from referee.fault_policy import FaultPolicy
-from referee.faults import hint, legal_summary
+from referee.faults import fault_log_for, hint, legal_summary
 from referee.game import (EVERYONE, Event, Game, GameState, Record, audience, outcome_error, plugin_label,
                           record_error)
 from referee.bots.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
@@ -404,12 +404,8 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
 
 
 def _end_for(seat: int, end: dict[str, Any], fault_log: list[FaultEntry]) -> dict[str, Any]:
-    """The `end` result as told to `seat`: its own fault entries whole, another seat's only its
-    seat, deal and kind (its legal actions, raw text and stderr are that seat's own business)."""
-    if not fault_log:
-        return end
-    return {**end, "fault_log": [f.record() if f.seat == seat else {"seat": f.seat, "deal": f.deal, "kind": f.kind}
-                                 for f in fault_log]}
+    """The `end` result as told to `seat` (`fault_log_for`)."""
+    return {**end, "fault_log": fault_log_for(seat, end["fault_log"])} if fault_log else end
 
 
 def _time_ms(move_ms: int, total_ms: int, left_ms: float) -> int:

@@ -253,3 +253,12 @@ def test_the_attack_cannot_read_anothers_legal_actions_from_the_end_message(tmp_
     assert not won and "others' faults=1" in detail, detail
     (entry,) = result["fault_log"]  # the organiser's replay keeps the fault whole
     assert entry["seat"] == 1 and entry["legal"].startswith("[{") and entry["act"] == 1 and entry["raw"]
+    # a seat's view of the replay (terminal, HTML) shows the fault log as that seat was told it
+    from referee.replay.html import viewer_data
+    from referee.replay.terminal import build_story
+    from referee.replay.verify import load_replay
+
+    replay = load_replay(tmp_path / "m.jsonl")
+    for seat, told_log in ((0, [{"seat": 1, "deal": entry["deal"], "kind": "illegal"}]), (1, [entry]), (None, [entry])):
+        assert build_story(replay, GAMES["maumau"], seat).result["fault_log"] == told_log, seat
+        assert viewer_data(replay, GAMES["maumau"], seat)["result"]["fault_log"] == told_log, seat
