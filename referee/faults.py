@@ -5,7 +5,8 @@ to fix. `hint` reads the fault's kind, detail and raw text for the usual causes 
 flushed, a missing newline, debug text printed to stdout, a wrong id, an index counted from 1,
 an action not copied from `legal`), and `legal_summary` shows the decision in a few words.
 Every output that shows a fault uses them: play's result, validate's report, a tournament's
-fault table, the replay's `fault_log`.
+fault table, the replay's `fault_log`. `fault_log_for` is that log as one seat may see it (its
+`end` message, a seat's view of a replay).
 """
 
 from __future__ import annotations
@@ -60,3 +61,10 @@ def legal_summary(legal: list[Any]) -> str:
     shown = ", ".join(json.dumps(a, separators=(",", ":")) for a in legal[:SHOWN])
     more = f", ... ({len(legal)} in all)" if len(legal) > SHOWN else ""
     return f"[{shown}{more}]"
+
+
+def fault_log_for(seat: int, log: list[Any]) -> list[Any]:
+    """A result's fault log as `seat` may see it: its own entries whole, another seat's only its
+    seat, deal and kind (its legal actions, raw text and log show that seat's hand and code)."""
+    return [f if not isinstance(f, dict) or f.get("seat") == seat else
+            {"seat": f.get("seat"), "deal": f.get("deal"), "kind": f.get("kind")} for f in log]

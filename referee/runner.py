@@ -17,7 +17,7 @@ from referee import PROTOCOL_VERSION, __version__, sealing
 from referee.chance import Sampler, Streams, answer
 from referee.errors import PluginError
 from referee.fault_policy import FaultPolicy
-from referee.faults import hint, legal_summary
+from referee.faults import fault_log_for, hint, legal_summary
 from referee.game import (EVERYONE, Event, Game, GameState, Record, audience, outcome_error, plugin_label,
                           record_error)
 from referee.bots.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
@@ -101,7 +101,7 @@ class FaultEntry:
     detail: str
     raw: str = ""
     stderr_tail: str = ""
-    act: int | None = None  # the id of the act it answered (None: at hello, or a budget used up)
+    act: int | None = None  # the id of the act it answered, the seat's own count (None: at hello, or a budget used up)
     legal: str = ""  # that decision's legal actions, in short (referee.faults.legal_summary)
     hint: str = ""  # the usual cause, for the bot's author (referee.faults.hint)
     log: str | None = None  # the file name of the seat's stderr log (beside the replay), if it held something
@@ -299,7 +299,9 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
         strategies = [player.strategy if type(player) is StrategyPlayer else None for player in players]
         total_ms = limits.total_ms
         perf_counter = time.perf_counter
-        act_id = 0
+        # Act ids count each seat's own acts (1, 2, 3... per match): an id shared by the table
+        # would tell a seat, by its gaps, how many decisions the others took, hidden ones included
+        acts = [0] * n
         while seat is not None:
             legal = legal_actions()
             move_fault: Fault | None = None
@@ -313,7 +315,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                 action = fallback(legal)
             else:
                 obs = observe(seat)
-                act_id += 1
+                act_id = acts[seat] = acts[seat] + 1
                 if monitor is not None:
                     monitor.sent(seat, {"type": "act", "id": act_id, "obs": obs, "legal": legal,
                                         "time_ms": _time_ms(move_ms[seat], total_ms, left_ms[seat])}, state)
@@ -389,15 +391,21 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
         end = {k: v for k, v in result.items() if k != "type"}
         for seat, player in enumerate(players):
             if seat not in disqualified:
+                told = _end_for(seat, end, fault_log)
                 if monitor is not None:
-                    monitor.sent(seat, {"type": "end", "result": end}, state)
-                player.end(end)
+                    monitor.sent(seat, {"type": "end", "result": told}, state)
+                player.end(told)
         if hooks is not None:
             hooks.match_finished(header=header, result=result)
         return MatchResult(header, result, fault_log, Path(replay) if replay is not None else None, decisions,
                            deals)
     finally:
         writer.close()  # writes what was played, also before an error or Ctrl-C
+
+
+def _end_for(seat: int, end: dict[str, Any], fault_log: list[FaultEntry]) -> dict[str, Any]:
+    """The `end` result as told to `seat` (`fault_log_for`)."""
+    return {**end, "fault_log": fault_log_for(seat, end["fault_log"])} if fault_log else end
 
 
 def _time_ms(move_ms: int, total_ms: int, left_ms: float) -> int:

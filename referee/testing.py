@@ -10,6 +10,11 @@ raises AssertionError naming the game, config, table size and seed, so it reads 
 
     def test_conformance():
         check_game(MyGame(), seeds=range(50))
+
+`told` plays a scripted match (every decision and, through `swap_cards`, any hidden card chosen
+by the test) and gives the lines each seat's bot was sent: a leak check plays two matches that
+differ only in what one seat may not know and compares what that seat was told
+(`first_difference`); tests/test_leak.py does so for each game.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import random
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +36,7 @@ from referee.game import Game, GameState
 from referee.players import StrategyPlayer
 from referee.chance import Sampler, Streams, settle
 from referee.runner import Limits, MatchResult, Monitor, Seat, run_match
+from referee.sealing import DealKey
 from referee_strategies.basic import RandomLegal
 
 
@@ -203,6 +209,107 @@ class ConformanceMonitor:
         leaked = strings & hidden
         if leaked:
             raise AssertionError(f"seat {seat} was sent hidden cards {sorted(leaked)} in {message}")
+
+
+# -- what each seat is told ----------------------------------------------------------------------
+
+#: a scripted decision: (seat, obs, legal) -> the index of the chosen action in `legal`
+Choose = Callable[[int, dict[str, Any], list[Any]], int]
+#: a chance script: (deal, kind, outcome) -> the outcome to apply instead (hidden cards, scripted)
+ChanceScript = Callable[[int, str, Any], Any]
+
+
+#: the deal key of `told`'s matches: fixed, so that the same arguments tell the same lines
+TOLD_KEY = DealKey(b"referee.testing.told: a fixed key for tests, never for a contest", "testing")
+
+
+def told(game: Game, config: dict[str, Any] | None, choose: Choose, players: int | None = None, seed: int = 0,
+         chance: ChanceScript | None = None, limits: Limits | None = None) -> list[list[bytes]]:
+    """The lines each seat's bot is sent (hello, events, acts, end; the very bytes on the wire)
+    in a match where every seat is a bot answering each act with `choose(seat, obs, legal)`,
+    and every chance outcome the sealed streams give (under TOLD_KEY) goes through `chance` first
+    (if given). `limits` default to deadlines no scripted bot misses.
+
+    The bots are `referee.bots.mock.MockPlayer`s: the subprocess adapter's own encoding and
+    buffering, with no process. For a leak check, play two matches that differ only in what a
+    seat may not know (another seat's hidden choice or cards) and compare what it was told
+    (`first_difference`)."""
+    from referee.bots.messages import parse
+    from referee.bots.mock import MockPlayer
+
+    n = players if players is not None else game.min_players
+    resolved = resolve_config(game, config or {}, n)
+
+    def bot(seat: int):
+        def answer(written: bytes) -> bytes:
+            message = parse(written.splitlines()[-1])
+            kind = message.get("type") if message is not None else None
+            if kind == "hello":
+                return json.dumps({"type": "ready", "name": f"scripted{seat}"}).encode() + b"\n"
+            if kind == "act":
+                index = choose(seat, message["obs"], message["legal"])
+                return json.dumps({"type": "action", "id": message["id"], "index": index}).encode() + b"\n"
+            return b""
+        return answer
+
+    bots = [MockPlayer(bot(seat)) for seat in range(n)]
+    seats = [Seat(f"scripted{i}", "command", "scripted") for i in range(n)]
+    played = game if chance is None else _ScriptedChance(game, chance)
+    limits = limits or Limits(move_ms=60_000, start_ms=60_000)
+    run_match(played, resolved, seed, seats, list(bots), limits, key=TOLD_KEY)  # type: ignore[arg-type]
+    return [[line for write in player.channel.writes for line in write.splitlines(keepends=True)]
+            if player.channel is not None else [] for player in bots]
+
+
+def first_difference(a: list[bytes], b: list[bytes]) -> int | None:
+    """The index of the first line where two seats' lines (`told`) differ (where the shorter one
+    ends, if it is the other's start); None if they are the same."""
+    for k, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return k
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+def swap_cards(a: str, b: str, deal: int = 1) -> ChanceScript:
+    """A chance script: deal `deal`'s shuffled deck with the cards `a` and `b` trading places."""
+
+    def script(at: int, kind: str, outcome: Any) -> Any:
+        if at != deal or kind != "deal" or not isinstance(outcome, list):
+            return outcome
+        order = list(outcome)
+        i, j = order.index(a), order.index(b)
+        order[i], order[j] = order[j], order[i]
+        return order
+
+    return script
+
+
+class _ScriptedChance:
+    """A game whose states pass every chance outcome through a script before applying it."""
+
+    def __init__(self, game: Game, script: ChanceScript) -> None:
+        self._game, self._script = game, script
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+    def new_state(self, config: dict[str, Any], players: int) -> GameState:
+        """The game's new state, its chance outcomes scripted."""
+        return _ScriptedState(self._game.new_state(config, players), self._script)  # type: ignore[return-value]
+
+
+class _ScriptedState:
+    """A game state whose chance outcomes go through a script (everything else: the state's own)."""
+
+    def __init__(self, state: GameState, script: ChanceScript) -> None:
+        self._state, self._script = state, script
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._state, name)
+
+    def apply_chance(self, outcome: Any) -> None:
+        state = self._state
+        state.apply_chance(self._script(state.deal, state.chance().kind, outcome))
 
 
 # -- the kit -------------------------------------------------------------------------------------
@@ -451,4 +558,5 @@ def _check_describer(describer: Any, actions: list[dict], events: list[tuple[int
     return made
 
 
-__all__ = ["ConformanceMonitor", "Report", "check_game", "random_playout", "strings_in"]
+__all__ = ["ConformanceMonitor", "Report", "check_game", "first_difference", "random_playout", "strings_in",
+           "swap_cards", "told"]

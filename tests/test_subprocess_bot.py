@@ -659,7 +659,7 @@ def test_close_is_safe_in_any_state(tmp_path):
 def test_records_played_before_an_interruption_are_in_the_replay(tmp_path):
     class Interrupting(SubprocessPlayer):
         def act(self, id, obs, legal, time_ms, meanwhile=None):
-            if id == 5:
+            if id == 3:  # seat 0's third act, the match's fifth decision (the seats alternate)
                 raise KeyboardInterrupt  # Ctrl-C before the act went out: its records still buffered
             return super().act(id, obs, legal, time_ms, meanwhile)
 

@@ -37,6 +37,7 @@ from typing import Any
 
 from referee.describe import Describer, Names, describer_of
 from referee.errors import UsageError
+from referee.faults import fault_log_for
 from referee.game import Event, Game
 from referee.replay.terminal import _echoes, action_text, event_text, omniscient, sees
 from referee.replay.verify import CannotVerify, Mismatch, Replay, simulate
@@ -498,6 +499,8 @@ def viewer_data(replay: Replay, game: Game | None, seat: int | None = None) -> d
     result = replay.result if warning is None else None
     if result is not None:
         result = {k: result.get(k) for k in ("scores", "ranks", "faults", "disqualified", "fault_log")}
+        if seat is not None and isinstance(result["fault_log"], list):  # as the seat was told at `end`
+            result["fault_log"] = fault_log_for(seat, result["fault_log"])
     data = {
         "game": replay.game,
         "title": game.title,

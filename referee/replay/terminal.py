@@ -33,6 +33,7 @@ from rich.text import Text
 from referee.config import shown
 from referee.describe import GENERIC, Describer, Names, describer_of, join
 from referee.errors import UsageError
+from referee.faults import fault_log_for
 from referee.game import Event, Game
 from referee.replay.verify import CannotVerify, Mismatch, Replay, simulate
 
@@ -196,7 +197,10 @@ def build_story(replay: Replay, game: Game | None, seat: int | None = None, debu
         players.add_row(names(p_seat), Text(extra, style="dim"))
     head.append(players)
 
-    story = Story(title, head, [], replay.result, names=names, describer=d)
+    result = replay.result
+    if seat is not None and result is not None and isinstance(result.get("fault_log"), list):
+        result = {**result, "fault_log": fault_log_for(seat, result["fault_log"])}  # as the seat was told at `end`
+    story = Story(title, head, [], result, names=names, describer=d)
     width = names.width()
     sections: dict[int, Section] = {}
     current: Section | None = None
