@@ -521,6 +521,23 @@ def test_MM_8_max_decisions_ends_the_round_with_no_winner():
     assert all("cards" not in m for m in seen(out, 0))
 
 
+def test_MM_8_max_decisions_does_not_count_a_drawn_card_kept():
+    # Whether a drawn card was playable is hidden (the keep is told to the drawer only): the
+    # round ends after the same public decisions whether the card drawn was kept or unplayable.
+    for drawn in ("9C", "QD"):  # 9C playable on KC (then kept), QD not
+        state = position([["2H", "3H", "9H"], ["4D", "KS", "5C"]], ["KC"], stock=[drawn, "2D"], turn=0,
+                         cfg={"max_decisions": 2})
+        play(state, {"draw": True})
+        if drawn == "9C":
+            assert {"pass": True} in state.legal_actions()
+            play(state, {"pass": True})
+        assert records(state.drain()) == []  # the round goes on: seat 1 acts
+        assert state.to_act() == 1
+        play(state, {"play": "KS"})
+        end = records(state.drain())[0]
+        assert end["winner"] is None and end["reason"] == "max_decisions"
+
+
 # -- MM-9 scoring, match end, tie-breaks ---------------------------------------------------------
 
 

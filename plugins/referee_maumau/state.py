@@ -240,7 +240,10 @@ class MauMauState(GameState):
         seat = self.turn
         self._legal = self._resolved = None
         self._move_start = len(self._out)
-        self.decisions += 1
+        if self.phase != DRAWN or "pass" not in act:
+            # a drawn card kept is not counted: the others are not told of that decision, and the
+            # round's end by max_decisions would tell them (MM-8, docs/rules/maumau.md)
+            self.decisions += 1
         if "play" in act:
             ended = self._play(seat, act)
         elif "draw" in act:
