@@ -112,6 +112,11 @@ class Replay:
 def load_replay(path: str | Path) -> Replay:
     """Read a replay file (plain or gzip-compressed JSON Lines); UsageError if it cannot be
     read or is not a replay (no header first, a line that is not a JSON object)."""
+    return parse_replay(path, read_bytes(path))
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """A replay file's (uncompressed) bytes; UsageError if it cannot be read."""
     path = Path(path)
     if not path.exists():
         raise UsageError(f"{path}: no such file")
@@ -119,15 +124,26 @@ def load_replay(path: str | Path) -> Replay:
         raise UsageError(f"{path}: is a directory, not a replay file")
     try:
         with open(path, "rb") as f:
-            gzipped = f.read(2) == b"\x1f\x8b"  # by content, whatever the file is called
-        opener = gzip.open if gzipped else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
+            data = f.read()
+        if data[:2] == b"\x1f\x8b":  # by content, whatever the file is called
+            data = gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise UsageError(f"{path}: cannot read it as a replay ({exc})") from None
+    return data
+
+
+def parse_replay(path: str | Path, data: bytes) -> Replay:
+    """The replay in a file's bytes (`read_bytes`); UsageError if they are not one."""
+    path = Path(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: cannot read it as a replay ({exc})") from None
     records: list[dict[str, Any]] = []
     lines: list[int] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # lines end at "\n" only, as written: str.splitlines would also cut at U+2028 and the like,
+    # which JSON strings (a bot's debug text) may hold unescaped
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -239,6 +255,7 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
     state = game.new_state(dict(config), n)
 
     faults = FaultPolicy.of_header(n, header)  # the runner's own policy, replayed
+    kinds = seat_kinds(replay)
     for seat, kind in _start_faults(replay.result, records, n):
         faults.fault(seat, kind)
 
@@ -359,6 +376,15 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
                            deal, number, line)
         fault = move.get("fault")
         fallback = seat in faults.disqualified or fault is not None
+        if seat in faults.disqualified and (_thought(move) or "debug" in move):
+            # the runner plays for a disqualified seat without asking it: no time, no debug text
+            took = f"{move.get('ms')} ms of thinking" if _thought(move) else "debug text"
+            raise mismatch(f"seat {seat} is disqualified, yet the move records {took}: the referee plays for a "
+                           "disqualified seat without asking it", deal, number, line)
+        if fault is not None:
+            error = _fault_kind_error(fault, kinds[seat] if type(seat) is int and 0 <= seat < n else None)
+            if error is not None:
+                raise mismatch(error, deal, number, line)
         if fallback:
             expected = faults.fallback(legal)
             if expected is not None and not same(expected, action):
@@ -390,7 +416,7 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
     error = outcome_error(state.outcome(), n)
     if error is not None:  # the plugin's mistake, not the file's
         raise PluginError(f"{plugin_label(game)}: {error}")
-    _check_result(records[i], lines[i], state, faults, n, records)
+    _check_result(records[i], lines[i], state, faults, n, records, kinds)
 
 
 def _checked(out: Any, game: Game, n: int) -> Event | dict[str, Any]:
@@ -410,6 +436,38 @@ def _checked(out: Any, game: Game, n: int) -> Event | dict[str, Any]:
     else:
         error = f"drain() gave {out!r}, not an Event or a Record"
     raise PluginError(f"{plugin_label(game)}: {error}")
+
+
+def seat_kinds(replay: Replay) -> list[str | None]:
+    """Each seat's kind as the header says ("strategy", "command", "human"; None: not said)."""
+    return [p.get("kind") if isinstance(p, dict) and isinstance(p.get("kind"), str) else None
+            for p in replay.header.get("players") or []]
+
+
+def _thought(move: dict[str, Any]) -> bool:
+    """Whether a move records time the seat took (the runner times only the seats it asks)."""
+    ms = move.get("ms")
+    return isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms != 0
+
+
+#: what can go wrong with a seat's player of each kind, on a move (a strategy raises, returns
+#: no legal action, or uses up its time budget; it sends no message to be invalid)
+_MOVE_FAULTS = {"strategy": ("crash", "illegal", "timeout")}
+#: the faults of a bot's start (hello): no reply in time, a reply that is no `ready`, an exit
+_START_FAULTS = ("crash", "timeout", "invalid")
+
+
+def _fault_kind_error(fault: Any, seat_kind: str | None) -> str | None:
+    """Why a move's fault cannot have happened to a seat of this kind, if it cannot."""
+    from referee.players import FAULT_KINDS
+
+    kind = fault.get("kind") if isinstance(fault, dict) else None
+    if kind not in FAULT_KINDS:
+        return f"the move's fault has no known kind: {_short(fault)}"
+    allowed = _MOVE_FAULTS.get(seat_kind or "")
+    if allowed is not None and kind not in allowed:
+        return f"a {kind} fault recorded for a {seat_kind} seat, which cannot make one"
+    return None
 
 
 def _move_faults(records) -> list[tuple[Any, Any, Any, Any]]:
@@ -456,15 +514,20 @@ def _start_faults(result: dict[str, Any] | None, records, n: int) -> list[tuple[
             for seat in range(n) if type(counts[seat]) is int and counts[seat] == on_moves[seat] + 1]
 
 
-def _fault_log_error(log: list[Any], records, n: int) -> str | None:
+def _fault_log_error(log: list[Any], records, n: int, kinds: list[str | None]) -> str | None:
     """What is wrong with a fault log, if anything: it holds the faults at the start (deal 0, a
-    seat once at most) first, then the faults recorded on the moves, in order, each with the
-    move's seat, deal, kind and detail."""
+    seat once at most, a bot's: a strategy or a person cannot fail to start) first, then the
+    faults recorded on the moves, in order, each with the move's seat, deal, kind and detail."""
     k, started = 0, set()
     while k < len(log) and isinstance(log[k], dict) and log[k].get("deal") == 0:
         seat = log[k].get("seat")
         if type(seat) is not int or not 0 <= seat < n or seat in started:
             return f"fault_log[{k}]: {_short(log[k])} is not a seat's one fault at the start"
+        if kinds[seat] not in (None, "command"):
+            return (f"fault_log[{k}]: a {log[k].get('kind')} at the start recorded for seat {seat}, a "
+                    f"{kinds[seat]}, which cannot fail to start (only a command bot's hello can)")
+        if log[k].get("kind") not in _START_FAULTS:
+            return f"fault_log[{k}]: a {log[k].get('kind')} fault cannot happen at the start (hello)"
         started.add(seat)
         k += 1
     on_moves = _move_faults(records)
@@ -483,7 +546,8 @@ def _fault_log_error(log: list[Any], records, n: int) -> str | None:
     return None
 
 
-def _check_result(result, line, state: GameState, faults: FaultPolicy, n: int, records) -> None:
+def _check_result(result, line, state: GameState, faults: FaultPolicy, n: int, records,
+                  kinds: list[str | None]) -> None:
     """The result record against the game's outcome, C-5 ranks and the recorded faults."""
 
     def mismatch(message: str):
@@ -505,7 +569,7 @@ def _check_result(result, line, state: GameState, faults: FaultPolicy, n: int, r
         raise mismatch(f"faults: {_short(counts)} is not a count per seat")
     log = result.get("fault_log")
     if log is not None:
-        error = _fault_log_error(log, records, n) if isinstance(log, list) else \
+        error = _fault_log_error(log, records, n, kinds) if isinstance(log, list) else \
             f"fault_log: {_short(log)} is not a list"
         if error is not None:
             raise mismatch(error)
