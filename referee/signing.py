@@ -273,14 +273,12 @@ def load_verifier(path: str | os.PathLike) -> Verifier:
 
 
 def for_directory(out: Path) -> Signer:
-    """A tournament's own key: `out/sign.key`, made (mode 0600) on its first run, with
-    `out/sign.pub` beside it."""
+    """A tournament's own key: `out/sign.key`, made (mode 0600) on its first run (`publish`
+    writes its public key)."""
     path = out / KEY_FILE
     if not path.exists():
         _write_private(path, generate())
-    signer = load_signer(path)
-    publish(out, signer)
-    return signer
+    return load_signer(path)
 
 
 def publish(out: Path, signer: Signer) -> Path:

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import copy
 import gzip
+import hashlib
 import json
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from referee.fault_policy import FaultPolicy
 from referee.game import (DEAL, Event, Game, GameState, Record, audience, chance_error, json_equal, outcome_error,
                           plugin_label, record_error, request_error)
 from referee.ranking import competition_ranks
+from referee.signing import Verifier
 
 #: record types a replay may hold (PROTOCOL.md)
 RECORD_TYPES = ("header", "deal", "move", "chance", "deal_end", "result")
@@ -597,6 +599,7 @@ class Verdict:
     moves: int = 0
     deals: int = 0
     discrepancy: Discrepancy | None = None
+    signed_by: str | None = None  # the id of the key whose signature was checked
 
     @property
     def ok(self) -> bool:
@@ -615,8 +618,141 @@ def verify_replay(replay: Replay, game: Game) -> Verdict:
     return Verdict(replay.path, game.name, moves, len(deals))
 
 
-def verify_file(path: str | Path, registry) -> Verdict:
-    """Verify one replay file with the registered rules plugins; UsageError if it is not a
-    replay or names an unknown game."""
-    replay = load_replay(path)
-    return verify_replay(replay, registry.game(replay.game))
+def verify_file(path: str | Path, registry, key: Verifier | None = None, data: bytes | None = None) -> Verdict:
+    """Verify one replay file (its bytes `data`, if read already) with the registered rules
+    plugins, and with `key` its signature (first: an edited replay is reported as such, whatever
+    else it breaks); UsageError if it is not a replay or names an unknown game."""
+    data = read_bytes(path) if data is None else data
+    replay = parse_replay(path, data)
+    game = registry.game(replay.game)
+    if key is not None:
+        wrong = signature_error(data, key)
+        if wrong is not None:
+            return Verdict(replay.path, game.name, discrepancy=wrong)
+    verdict = verify_replay(replay, game)
+    return replace(verdict, signed_by=key.id) if key is not None else verdict
+
+
+def signature_error(data: bytes, key: Verifier) -> Discrepancy | None:
+    """Why a replay's bytes are not what `key` signed, or None: its last line must be its result
+    record, signed over the hash of every line before it (referee.signing)."""
+    from referee.signing import REPLAY
+
+    end = len(data.rstrip(b"\n"))
+    start = data.rfind(b"\n", 0, end) + 1
+    line = data.count(b"\n", 0, start) + 1
+    try:
+        last = json.loads(data[start:end])
+    except ValueError:
+        last = None
+    if not isinstance(last, dict) or last.get("type") != "result":
+        return Discrepancy("signature: the last record is not the signed result record (the replay was cut "
+                           "short, or records follow its result)", line=line)
+    if "signature" not in last:
+        return Discrepancy("signature: the result record is not signed (a replay written without --sign-key)",
+                           line=line)
+    reason = key.check(REPLAY, hashlib.sha256(data[:start]).digest(), data[start:end])
+    return Discrepancy(f"signature: {reason}", line=line) if reason is not None else None
+
+
+# -- verifying a journal -------------------------------------------------------------------------
+
+
+def is_journal(data: bytes) -> bool:
+    """Whether a file's bytes are a tournament's journal (its first record names the tournament)."""
+    first = data.split(b"\n", 1)[0]
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and record.get("type") == "tournament"
+
+
+@dataclass(frozen=True)
+class JournalVerdict:
+    """The outcome of verifying a journal: its records, the replays checked, the first problem."""
+
+    path: Path
+    records: int = 0
+    replays: int = 0
+    problem: str | None = None
+    line: int | None = None
+    signed_by: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.problem}" if self.line is not None else str(self.problem)
+
+
+#: the fields a match's journal record copies from its replay's result record
+RESULT_FIELDS = ("scores", "ranks", "faults", "disqualified", "fault_log")
+
+
+def verify_journal(path: str | Path, data: bytes, key: Verifier | None = None) -> JournalVerdict:
+    """Check a journal: with `key`, every line's signature, chained over the hash of every line
+    before it (an edited, removed, added or moved line fails, and so does every later one);
+    without, none. Either way each match record's replay must be the one it names (its SHA-256,
+    when the record has one) and hold the same result; with `key` the replay's signature too."""
+    from referee.signing import JOURNAL
+
+    path = Path(path)
+    chain = hashlib.sha256()
+    records = replays = 0
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the last line's newline
+    for number, raw in enumerate(lines, start=1):
+
+        def fail(problem: str) -> JournalVerdict:
+            return JournalVerdict(path, records, replays, problem, number)
+
+        if key is not None:
+            reason = key.check(JOURNAL, chain.digest(), raw)
+            if reason is not None:
+                return fail(f"signature: {reason}")
+        chain.update(raw + b"\n")
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            return fail("not a JSON record")
+        if not isinstance(record, dict):
+            return fail("not a journal record")
+        records += 1
+        if record.get("type") == "match" and record.get("replay"):
+            problem = _replay_problem(path.parent, record, key)
+            if problem is not None:
+                return fail(problem)
+            replays += 1
+    return JournalVerdict(path, records, replays, signed_by=key.id if key is not None else None)
+
+
+def _replay_problem(folder: Path, record: dict[str, Any], key: Verifier | None) -> str | None:
+    """What is wrong with the replay a match's journal record names, if anything."""
+    name = str(record["replay"])
+    target = folder / name
+    if Path(name).is_absolute() or ".." in Path(name).parts:
+        return f"its replay {name!r} lies outside the tournament's folder"
+    try:
+        data = read_bytes(target)
+    except UsageError:
+        return f"its replay {name} is missing or unreadable"
+    digest = record.get("replay_sha256")
+    if digest is not None and hashlib.sha256(data).hexdigest() != digest:
+        return f"its replay {name} is not the one it names (the replay's SHA-256 differs)"
+    if digest is None and key is not None:
+        return "it names no replay digest (replay_sha256): not a signed tournament's record"
+    if key is not None:
+        wrong = signature_error(data, key)
+        if wrong is not None:
+            return f"its replay {name}: {wrong}"
+    try:
+        result = parse_replay(target, data).result or {}
+    except UsageError as exc:
+        return str(exc)
+    for field in RESULT_FIELDS:
+        if field in record and not same(record[field], result.get(field)):
+            return f"{field}: the journal says {_short(record[field])}, its replay {name} {_short(result.get(field))}"
+    return None
