@@ -399,3 +399,47 @@ def test_a_tournament_given_a_key_signs_with_it_and_publishes_its_public_key(tmp
     assert not (out / "sign.key").exists()  # the organiser's own key is used, and not copied
     assert (out / "sign.pub").read_bytes() == Path(mine.source).read_bytes()
     assert verify_journal_ok(out, mine)
+
+
+# -- the signing key stays out of the bots' sight ------------------------------------------------------
+
+
+def _attack_tournament(out: Path, sandbox: str, *paths: Path) -> Path:
+    from test_integrity import attack
+
+    command = attack("files", *map(str, paths))
+    path = out.parent / f"{out.name}.toml"
+    path.write_text(f'name = "keys"\nseed = 1\nout = "{out}"\nconcurrency = 1\n[limits]\nmove_ms = 30000\n'
+                    f'sandbox = "{sandbox}"\n[output]\nviewers = false\n'
+                    f'[[entrants]]\nname = "files"\ncommand = {json.dumps(command)}\ncwd = "{ROOT}"\n'
+                    '[[entrants]]\nstrategy = "random"\n[[games]]\ngame = "maumau"\nplayers = 2\nseeds = 1\n')
+    return path
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_a_sandboxed_bot_cannot_read_the_signing_keys(sandbox):
+    # The tournament's own sign.key in its output directory, and an organiser's key given with
+    # --sign-key in the folder the bots run in: read in plain mode (the control), never in the sandbox.
+    from test_integrity import needs_bwrap, reports, run  # noqa: F401
+
+    from referee.bots import sandbox as sandbox_mod
+
+    if sandbox == "bwrap" and not sandbox_mod.available():
+        pytest.skip("bubblewrap cannot build a sandbox here")
+    base = ROOT / "tests" / "artifacts" / f"signing-{os.urandom(4).hex()}"  # inside what the bots see
+    base.mkdir(parents=True)
+    try:
+        own = base / "own"
+        proc = run(["tournament", str(_attack_tournament(own, sandbox, own / "sign.key"))], timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        given = base / "given"
+        key = base / "organiser.key"
+        assert run(["keygen", str(key)]).returncode == 0
+        proc = run(["tournament", str(_attack_tournament(given, sandbox, key)), "--sign-key", str(key)], timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        for out, path in ((own, own / "sign.key"), (given, key)):
+            logs = "\n".join(p.read_text(errors="replace") for p in (out / "replays").glob("*.seat*.log"))
+            reads = [(won, detail) for won, detail in reports(logs)["read"] if detail.startswith(str(path))]
+            assert reads and all(won is (sandbox == "none") for won, _ in reads), reads
+    finally:
+        sandbox_mod.remove_scratch(base)
