@@ -131,6 +131,64 @@ def test_a_fault_a_strategy_cannot_make_is_rejected(tmp_path):
     assert "a invalid fault recorded for a strategy seat, which cannot make one" in verdict.discrepancy.message
 
 
+def _crash_at(path: Path, seat: int, k: int, out: Path) -> Path:
+    """The replay with seat `seat` (a strategy playing the first legal action, the fallback's)
+    made to crash at its k-th move: the fault on it, its moves untimed from there, the counts,
+    disqualification, ranks and fault log made to agree."""
+    *_, last = simulate(load_replay(path), REGISTRY.game("maumau"))
+    recs = records(path)
+    mine = [r for r in recs if r["type"] == "move" and r["seat"] == seat]
+    fault = {"kind": "crash", "detail": "strategy raised ValueError: boom", "raw": ""}
+    mine[k - 1]["fault"] = fault
+    for r in mine[k - 1:]:
+        r["ms"] = 0.0
+    result = recs[-1]
+    result["fault_log"] = [{"seat": seat, "deal": mine[k - 1]["deal"], **fault}]
+    result["faults"][seat] = 1
+    result["disqualified"] = [seat]
+    result["ranks"] = competition_ranks(last.state.outcome().measure, [seat])
+    return write(out, recs)
+
+
+def test_a_crash_recorded_for_a_deterministic_strategy_is_re_run(tmp_path):
+    path = won_by_seat(tmp_path, ["random", "first"], 1)
+    forged = _crash_at(path, 1, 3, tmp_path / "crashed.jsonl")
+    verdict = verify_file(forged, REGISTRY)
+    assert not verdict.ok  # the old verify said OK
+    assert "seat 1 (first) is recorded crashing here, but the strategy, re-run, plays" in verdict.discrepancy.message
+
+
+def test_a_strategy_that_really_crashed_verifies(tmp_path):
+    # a deterministic strategy that raises at its 3rd decision: its replay verifies, re-run and all
+    from referee.hookspecs import hookimpl
+    from referee.players import Strategy
+    from referee.plugins import build_registry, get_plugin_manager
+
+    class Crasher(Strategy):
+        calls = 0
+
+        def choose(self, obs, legal):
+            self.calls += 1
+            if self.calls == 3:
+                raise ValueError("boom")
+            return 0
+
+    class Plugin:
+        @hookimpl
+        def register_strategies(self, register):
+            register("crasher", Crasher, help="raises at its 3rd decision")
+
+    registry = build_registry(get_plugin_manager(extra=[Plugin()]))
+    g = registry.game("maumau")
+    config = resolve_config(g, {}, 2)
+    seats = seat_names(["random", "crasher"], registry)
+    players = make_players(g, config, 1, seats, registry, Limits())
+    path = tmp_path / "real.jsonl"
+    run_match(g, config, 1, seats, players, Limits(), replay=path)
+    assert records(path)[-1]["disqualified"] == [1]
+    assert verify_file(path, registry).ok
+
+
 # -- keys -----------------------------------------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ import copy
 import gzip
 import hashlib
 import json
+import random
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -630,7 +631,110 @@ def verify_file(path: str | Path, registry, key: Verifier | None = None, data: b
         if wrong is not None:
             return Verdict(replay.path, game.name, discrepancy=wrong)
     verdict = verify_replay(replay, game)
+    if verdict.ok:
+        wrong = strategy_fault_error(replay, game, registry)
+        if wrong is not None:
+            verdict = replace(verdict, discrepancy=wrong)
     return replace(verdict, signed_by=key.id) if key is not None else verdict
+
+
+# -- a strategy's faults, re-run ---------------------------------------------------------------------
+
+
+class _NeedsRng(BaseException):
+    """Raised when a re-run strategy draws from its PRNG (sealed by a deal key verify has not):
+    a BaseException, which a strategy's own `except Exception` does not catch."""
+
+
+class _NoRng(random.Random):
+    """The PRNG of a re-run strategy: any draw raises _NeedsRng (then its choices are unknown)."""
+
+    def seed(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def random(self) -> float:
+        raise _NeedsRng
+
+    def getrandbits(self, k: int) -> int:
+        raise _NeedsRng
+
+    def randbytes(self, n: int) -> bytes:
+        raise _NeedsRng
+
+
+def strategy_fault_error(replay: Replay, game: Game, registry) -> Discrepancy | None:
+    """A crash or an illegal choice recorded for a strategy's seat that the strategy, re-run, does
+    not make, or None. Only a strategy that draws nothing from its PRNG (whose choices the replay
+    therefore determines) can be re-run: it is given every event and decision its seat had, as
+    the runner gave them, and must repeat each of its recorded moves before a recorded fault is
+    held against it; one that draws, differs or uses up its time budget is not judged (None)."""
+    kinds, n = seat_kinds(replay), replay.players
+    faulted = {r.get("seat") for r in replay.records if r.get("type") == "move" and r.get("fault") is not None}
+    players = replay.header.get("players") or []
+    strategies: dict[int, Any] = {}
+    for seat in sorted(s for s in faulted if type(s) is int and 0 <= s < n and kinds[s] == "strategy"):
+        entry = registry.strategies.get(players[seat].get("spec"))
+        if entry is None or (entry.games is not None and game.name not in entry.games):
+            continue
+        try:
+            strategies[seat] = entry.factory(game.name, seat, copy.deepcopy(replay.header.get("config")), _NoRng())
+        except (_NeedsRng, Exception):
+            continue
+    if not strategies:
+        return None
+    expected: dict[int, tuple[str, Any]] = {}  # a seat's next move as re-run: ("chose", legal?) / ("raised", text)
+    for step in simulate(replay, game):
+        move = step.move
+        if move is not None and move.get("seat") in expected:
+            seat = move["seat"]
+            outcome, detail = expected.pop(seat)
+            fault = move.get("fault") if isinstance(move.get("fault"), dict) else None
+            kind = fault.get("kind") if fault is not None else None
+            if kind is None:
+                if outcome != "chose" or not same(detail, move.get("action")):
+                    del strategies[seat]  # it does not repeat its own moves: not judged
+            elif kind == "crash" and outcome == "chose":
+                return Discrepancy(f"seat {seat} ({players[seat].get('spec')}) is recorded crashing here, but the "
+                                   f"strategy, re-run, plays {_short(detail)}", step.deal, step.number, step.line)
+            elif kind == "illegal" and outcome == "chose" and detail is not None:
+                return Discrepancy(f"seat {seat} ({players[seat].get('spec')}) is recorded choosing no legal action "
+                                   f"here, but the strategy, re-run, plays {_short(detail)}", step.deal, step.number,
+                                   step.line)
+            else:  # as recorded (or a time budget: not re-run); disqualified or not, judged no further
+                del strategies[seat]
+        for event in step.events:
+            for seat in [s for s in strategies if s not in step.disqualified and s in audience(event.to, n)]:
+                try:
+                    strategies[seat].event(event.message())
+                except (_NeedsRng, Exception):
+                    del strategies[seat]
+                    expected.pop(seat, None)
+        seat = step.state.to_act()
+        if seat in strategies and seat not in step.disqualified:
+            try:
+                choice = strategies[seat].choose(step.state.observe(seat), step.state.legal_actions())
+            except _NeedsRng:
+                del strategies[seat]
+            except Exception as exc:
+                expected[seat] = ("raised", f"{type(exc).__name__}: {exc}")
+            else:
+                expected[seat] = ("chose", _legal_choice(step.state, choice))
+        if not strategies:
+            return None
+    return None
+
+
+def _legal_choice(state: GameState, choice: Any) -> Any:
+    """The legal action a strategy's choice stands for, as the runner takes it, or None."""
+    legal = state.legal_actions()
+    if type(choice) is int:
+        return legal[choice] if 0 <= choice < len(legal) else None
+    if isinstance(choice, int) and not isinstance(choice, bool):
+        return legal[choice] if 0 <= choice < len(legal) else None
+    try:
+        return state.resolve(copy.deepcopy(choice))
+    except Exception:
+        return None
 
 
 def signature_error(data: bytes, key: Verifier) -> Discrepancy | None:
