@@ -501,3 +501,42 @@ def test_a_sandboxed_bot_cannot_read_the_signing_keys(sandbox):
             assert reads and all(won is (sandbox == "none") for won, _ in reads), reads
     finally:
         sandbox_mod.remove_scratch(base)
+
+
+def test_as_an_unprivileged_user_the_key_is_its_own_and_hidden_from_its_bots(tmp_path):
+    # as nobody: a tournament's own sign.key is nobody's, mode 0600; an organiser's --sign-key file
+    # lying in the bots' working directory is not read by a sandboxed bot
+    from test_integrity import _as_nobody, _system_python, attack, reports
+
+    from referee.bots import sandbox as sandbox_mod
+
+    if not sandbox_mod.available():
+        pytest.skip("bubblewrap cannot build a sandbox here")
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="referee-unpriv-sign-"))
+    try:
+        os.chown(base, 65534, 65534)
+        bots = base / "bots"  # the bots' working directory, where the organiser left the key
+        bots.mkdir()
+        os.chown(bots, 65534, 65534)
+        key = bots / "organiser.key"
+        proc = _as_nobody(["keygen", str(key)], base)
+        assert proc.returncode == 0, proc.stderr
+        assert key.stat().st_uid == 65534 and stat.S_IMODE(key.stat().st_mode) == 0o600
+        command = _system_python(attack("files", str(key)))
+        path = base / "t.toml"
+        path.write_text(f'name = "keys"\nseed = 1\nout = "{base / "out"}"\nconcurrency = 1\n[limits]\n'
+                        'move_ms = 30000\nsandbox = "bwrap"\n[output]\nviewers = false\n'
+                        f'[[entrants]]\nname = "files"\ncommand = {json.dumps(command)}\ncwd = "{bots}"\n'
+                        '[[entrants]]\nstrategy = "random"\n[[games]]\ngame = "maumau"\nplayers = 2\nseeds = 1\n')
+        os.chown(path, 65534, 65534)
+        for args in (["tournament", str(path), "--sign-key", str(key)], ["verify", "--key", f"{key}.pub",
+                                                                      str(base / "out" / "journal.jsonl")]):
+            proc = _as_nobody(args, base)
+            assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+        logs = "\n".join(p.read_text(errors="replace") for p in (base / "out" / "replays").glob("*.seat*.log"))
+        reads = [(won, detail) for won, detail in reports(logs)["read"]]
+        assert len(reads) == 1 and not any(won for won, _ in reads), reads
+    finally:
+        sandbox_mod.remove_scratch(base)
