@@ -133,14 +133,14 @@ class Verifier:
             return f"signed by another key (id {field.get('key')}, not {self.id})"
         if field.get("prior") != prior.hex()[:16]:
             return "the records before it were edited, removed, added or reordered"
+        from cryptography.exceptions import InvalidSignature
+
         try:
             signature = base64.b64decode(str(field.get("sig")), validate=True)
             _public(self.public).verify(signature, kind + prior + body)
         except (binascii.Error, ValueError):
             return "its signature is malformed"
-        except Exception as exc:  # cryptography's InvalidSignature
-            if type(exc).__name__ != "InvalidSignature":
-                raise
+        except InvalidSignature:
             return "it was edited since it was signed (its signature does not match)"
         return None
 

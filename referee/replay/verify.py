@@ -727,9 +727,7 @@ def strategy_fault_error(replay: Replay, game: Game, registry) -> Discrepancy | 
 def _legal_choice(state: GameState, choice: Any) -> Any:
     """The legal action a strategy's choice stands for, as the runner takes it, or None."""
     legal = state.legal_actions()
-    if type(choice) is int:
-        return legal[choice] if 0 <= choice < len(legal) else None
-    if isinstance(choice, int) and not isinstance(choice, bool):
+    if isinstance(choice, int) and not isinstance(choice, bool):  # an index (StrategyPlayer.reply)
         return legal[choice] if 0 <= choice < len(legal) else None
     try:
         return state.resolve(copy.deepcopy(choice))
