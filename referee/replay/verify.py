@@ -13,6 +13,15 @@ ranks computed by C-5 with the recorded disqualified seats; the fault counts and
 disqualifications must agree with the faults recorded on the moves, and the moves the referee
 chose itself (the fallback policy for a fault or a disqualified seat) must be the policy's.
 
+It also holds against the result what the referee never does: it never asks a disqualified
+seat (whose moves then record no time and no debug text), only a command bot can fail at its
+start, a seat faults only in ways its kind can; and a crash or an illegal choice recorded for a
+strategy whose choices the replay determines (it draws nothing from its sealed PRNG) is re-run
+(`strategy_fault_error`). All this shows a replay consistent, not who wrote it: with a public key
+`verify_file` first checks the result record's signature (referee/signing.py), and
+`verify_journal` a tournament journal's signed chain and that each match's replay is the one its
+record names (issue 25).
+
 `simulate` is the one re-simulation loop: `verify` checks a file with it, and the replay
 viewers (referee/replay/terminal.py, referee/replay/html.py) use its steps to show what happened
 and what one seat saw (the game's own events and `observe`).
