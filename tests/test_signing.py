@@ -396,6 +396,19 @@ def test_every_edit_of_a_signed_journal_fails_verify_with_the_line_and_its_reaso
             assert not verdict.ok and verdict.line == line and reason in verdict.problem, (name, verdict)
         other = verify_journal(out / "journal.jsonl", b"".join(lines), keys[2])
         assert other.line == 1 and "signed by another key" in other.problem
+        # on the command line: one line each, exit 1 for the edited journal
+        from typer.testing import CliRunner
+
+        from referee.cli import app
+
+        copy_path.write_bytes(b"".join(_journal_edits(lines)["a record removed"][0]))
+        result = CliRunner().invoke(app, ["verify", "--key", str(out / "sign.pub"), str(out / "journal.jsonl"),
+                                          str(copy_path)])
+        assert result.exit_code == 1, result.output
+        ok, bad = result.output.splitlines()
+        assert ok.endswith(f"OK (journal, 4 records, 3 replays match, signed by key {key.id})")
+        assert bad.endswith("DISCREPANCY at line 2: signature: the records before it were edited, removed, added "
+                            "or reordered")
     finally:
         copy_path.unlink(missing_ok=True)
 
