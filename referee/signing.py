@@ -249,7 +249,7 @@ def load_signer(path: str | os.PathLike) -> Signer:
         raise UsageError(f"{path} is not an Ed25519 key (`referee keygen` writes one)")
     seed = key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
                              serialization.NoEncryption())
-    return Signer(seed, str(path))
+    return Signer(seed, os.path.abspath(path))  # absolute: the sandboxes of every worker hide it
 
 
 def load_verifier(path: str | os.PathLike) -> Verifier:
