@@ -491,7 +491,7 @@ def _attack_tournament(out: Path, sandbox: str, *paths: Path) -> Path:
 def test_a_sandboxed_bot_cannot_read_the_signing_keys(sandbox):
     # The tournament's own sign.key in its output directory, and an organiser's key given with
     # --sign-key in the folder the bots run in: read in plain mode (the control), never in the sandbox.
-    from test_integrity import needs_bwrap, reports, run  # noqa: F401
+    from test_integrity import reports, run
 
     from referee.bots import sandbox as sandbox_mod
 
