@@ -12,7 +12,10 @@ shared, busy machine) and wall time (what a user waits, inflated by whatever els
 `--instructions GAME` counts instead the instructions per decision with valgrind's cachegrind
 (replay off and on), a figure a loaded machine does not move, for a before and after.
 
-Usage: python bench/engine.py [--repeat 5] [--scale 1.0] [--game GAME] [--profile GAME] [--instructions GAME]
+`--sign` signs the replays written (referee/signing.py: a running SHA-256 and the result's
+Ed25519 signature), as a tournament does: "+replay" is then the signed replay's cost.
+
+Usage: python bench/engine.py [--repeat 5] [--scale 1.0] [--game GAME] [--profile GAME] [--instructions GAME] [--sign]
 Prints a table and writes bench/results/engine.json. Never asserts anything.
 """
 
@@ -55,6 +58,7 @@ def run_matches(game, config: dict[str, Any], seeds: range, replay_dir: Path | N
 
     seats = [Seat(f"random#{i}", "strategy", "random") for i in range(PLAYERS)]
     limits = Limits()
+    signer = _signer()
     decisions = 0
     cpu, started = time.process_time(), time.perf_counter()
     for seed in seeds:
@@ -63,8 +67,20 @@ def run_matches(game, config: dict[str, Any], seeds: range, replay_dir: Path | N
         # a file per match, as play and tournaments write (truncating one file again and again
         # costs ~3 ms a match on ext4: that, not the writing, was most of "+replay")
         replay = replay_dir / f"{game.name}-{seed}.jsonl" if replay_dir is not None else None
-        decisions += run_match(game, config, seed, seats, players, limits, replay=replay).decisions
+        decisions += run_match(game, config, seed, seats, players, limits, replay=replay, signer=signer).decisions
     return time.process_time() - cpu, time.perf_counter() - started, decisions
+
+
+def _signer():
+    """The replays' signing key with --sign (REFEREE_BENCH_SIGN, so that --instructions' children
+    sign too), else None."""
+    import os
+
+    if not os.environ.get("REFEREE_BENCH_SIGN"):
+        return None
+    from referee.signing import generate
+
+    return generate()
 
 
 def run_bare(game, config: dict[str, Any], seeds: range) -> tuple[float, float, int]:
@@ -245,8 +261,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--profile", choices=GAMES, help="profile the runner on this game instead")
     parser.add_argument("--instructions", choices=GAMES,
                         help="count instructions per decision on this game instead (valgrind's cachegrind)")
+    parser.add_argument("--sign", action="store_true", help="sign the replays written, as a tournament does")
     parser.add_argument("--instructions-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.sign:
+        import os
+
+        os.environ["REFEREE_BENCH_SIGN"] = "1"
     if args.instructions_child:
         name, count, replay_dir = args.instructions_child
         _instructions_child(name, int(count), replay_dir)

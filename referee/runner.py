@@ -24,6 +24,7 @@ from referee.bots.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NP
 from referee.players import Fault, Hello, Player, Reply, StrategyPlayer
 from referee.ranking import competition_ranks
 from referee.replay.records import ReplayWriter
+from referee.signing import Signer
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,7 @@ class MatchResult:
     replay: Path | None = None
     decisions: int = 0
     deals: list[dict[str, Any]] = field(default_factory=list)  # every deal_end record, in order
+    digest: str | None = None  # the SHA-256 of the replay's lines when it is signed (referee.signing)
 
 
 def match_id(game: str, config: dict[str, Any], seed: int, specs: list[str],
@@ -157,20 +159,23 @@ def run_match(
     monitor: Monitor | None = None,
     hooks: Any = None,
     key: sealing.DealKey | None = None,
+    signer: Signer | None = None,
 ) -> MatchResult:
     """Play one whole match; every player is closed on return, whatever happened.
 
     Every chance outcome comes from `seed` through the secret deal `key` (default:
-    `referee.sealing.default()`): same seed and key, same replay bytes.
+    `referee.sealing.default()`): same seed and key, same replay bytes. With a `signer` the
+    replay's result record is signed (referee.signing) and the result names the replay's digest.
     """
     try:
-        return _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key or sealing.default())
+        return _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key or sealing.default(),
+                    signer)
     finally:
         for player in players:
             player.close()
 
 
-def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key) -> MatchResult:
+def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key, signer=None) -> MatchResult:
     n = len(players)
     mid = key.match_id(game.name, config, seed, [s.spec for s in seats])
     # The fallback's random choices are sealed like the deal; the replay names their seed (one
@@ -190,7 +195,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
     }
     if limits.fallback == "random":
         header["limits"]["fallback_seed"] = fallback_seed
-    writer = ReplayWriter(replay) if replay is not None else _Null()
+    writer = ReplayWriter(replay, signer) if replay is not None else _Null()
     policy = FaultPolicy(n, limits.max_faults, limits.fallback, fallback_seed)  # the one `verify` replays
     faults, disqualified, fallback = policy.count, policy.disqualified, policy.fallback
     fault_log: list[FaultEntry] = []
@@ -398,7 +403,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
         if hooks is not None:
             hooks.match_finished(header=header, result=result)
         return MatchResult(header, result, fault_log, Path(replay) if replay is not None else None, decisions,
-                           deals)
+                           deals, getattr(writer, "digest", None))
     finally:
         writer.close()  # writes what was played, also before an error or Ctrl-C
 

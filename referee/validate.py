@@ -51,6 +51,7 @@ from referee.players import Fault, Hello, Player, Reply
 from referee.plugins import Registry
 from referee.runner import Limits, by_ready_name, run_match
 from referee.sealing import DealKey
+from referee.signing import Signer
 
 EXAMPLES = 3  # examples kept per fault kind
 TAIL = 300  # characters of a bot's stderr tail kept in an example
@@ -238,6 +239,7 @@ def run_validation(
     key: DealKey | None = None,
     out: Path | None = None,
     program: Sequence[str] = ("referee",),
+    signer: Signer | None = None,
 ) -> dict[str, Any]:
     """Play the battery and return the report (JSON-ready); `on_match(done, total, case, faulted)`.
 
@@ -245,7 +247,8 @@ def run_validation(
     Each failing match's replay and the bot's stderr log are moved into `out` (made at the first
     failure; None: kept nowhere), and the report's `failures` give for each its files and the
     `referee play` command (`program play ...`) that reproduces it. Each match is played in a
-    private temporary directory, which a sandboxed bot never sees, nor `out`.
+    private temporary directory, which a sandboxed bot never sees, nor `out`, nor the `signer`'s
+    key file; with a `signer` every replay is signed (referee/signing.py).
     """
     if not argv:
         raise UsageError("validate needs the bot's command after --")
@@ -258,7 +261,8 @@ def run_validation(
     stopped = False
     with tempfile.TemporaryDirectory(prefix="referee-validate-") as tmp:
         work = Path(tmp)
-        hide = [work, *([out] if out is not None else [])]
+        hide = [work, *([out] if out is not None else []), *([signer.source] if signer is not None and signer.source
+                                                              else [])]
         for k, case in enumerate(cases):
             config = resolve_config(game, case.variant, case.players)
             seats = by_ready_name(seat_names(case.specs(argv), registry))  # as `play` names them: the same hello
@@ -273,7 +277,7 @@ def run_validation(
             replay = work / f"{stem}.jsonl"
             try:
                 result = run_match(game, config, case.seed, seats, players, limits, replay=replay, key=key,
-                                   hooks=registry.hooks)
+                                   hooks=registry.hooks, signer=signer)
             except Exception as exc:  # the referee's side failed: the battery stops, saying so in one line
                 raise _referee_failed(exc, case, k + 1, replay, out) from None
             faulted = _add(tally, case, result, watched, bot)

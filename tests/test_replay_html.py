@@ -248,7 +248,8 @@ def disqualified_match(tmp_path: Path, case: str) -> Path:
     players = [Misbehaving("presidente", 0, config, **DQ_CASES[case])] + [
         Misbehaving("presidente", s, config, 0) for s in range(1, 4)]
     path = tmp_path / f"dq-{case.replace(' ', '-')}.jsonl"
-    run_match(g, config, 3, [Seat(f"p{s}", "strategy", "x") for s in range(4)], players,
+    # seat 0 stands for a bot (a strategy cannot fail at its hello: verify knows it)
+    run_match(g, config, 3, [Seat(f"p{s}", "command" if s == 0 else "strategy", "x") for s in range(4)], players,
               Limits(max_faults=3), replay=path)
     assert load_replay(path).result["disqualified"] == [0]
     return path

@@ -502,7 +502,8 @@ def test_standings_are_the_same_with_and_without_reuse(tmp_path):
                         f'[[games]]\ngame = "maumau"\nplayers = {players}\nconfig = {{ target = 30 }}\n')
         out = tmp_path / f"o{reuse}"
         play(path, out)
-        timing = {"seconds", "pid", "started", "ended", "file"}
+        # (and the signatures: each run signs with its own key, over its replays' timings)
+        timing = {"seconds", "pid", "started", "ended", "file", "signature", "sign_key", "replay_sha256"}
         journals[reuse] = [{k: v for k, v in json.loads(line).items() if k not in timing}
                            for line in (out / "journal.jsonl").read_text().splitlines()]
         journals[reuse, "standings"] = standings.as_dict(standings.compute(read_journal(out / JOURNAL)[1]))

@@ -84,7 +84,8 @@ sprt = { elo0 = 0, elo1 = 50, alpha = 0.05, beta = 0.05 }
 
 
 def decisions(out: Path) -> list[dict]:
-    return sprt.read_decisions(out / "journal.jsonl")
+    # without their signatures: a decision journaled on --resume comes later in the signed chain
+    return [{k: v for k, v in d.items() if k != "signature"} for d in sprt.read_decisions(out / "journal.jsonl")]
 
 
 def standings(out: Path) -> dict:
@@ -310,6 +311,7 @@ def test_a_decided_entry_resumes_to_nothing_more(greedy, tmp_path):
     # a run killed between its deciding match and the decision's line: --resume journals it
     lines = (fresh / "journal.jsonl").read_text().splitlines(keepends=True)
     (out / "journal.jsonl").write_text("".join(line for line in lines if '"type":"sprt"' not in line))
+    (out / "sign.key").write_bytes((fresh / "sign.key").read_bytes())  # the key that signed the journal
     proc = referee("tournament", str(path), "--out", str(out), "--resume")
     assert proc.returncode == 0, proc.stderr
     _, before = read_journal(fresh / "journal.jsonl")

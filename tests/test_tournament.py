@@ -171,6 +171,7 @@ def test_a_journal_written_in_schedule_order_resumes_by_index(tmp_path):
     part.mkdir()
     for kept in whole.glob("deal.key"):  # none where REFEREE_DEAL_KEY is set (as in the tests)
         (part / kept.name).write_bytes(kept.read_bytes())
+    (part / "sign.key").write_bytes((whole / "sign.key").read_bytes())  # the key that signed the journal
     lines = (whole / "journal.jsonl").read_text().splitlines()
     prefix = [line for line in lines[1:] if json.loads(line)["index"] < len(records) // 3]
     (part / "journal.jsonl").write_text("\n".join([lines[0], *prefix]) + "\n")

@@ -55,6 +55,10 @@ def play(
                                     "(game, config, seed, seats, scores, ranks, faults, the replay and log paths); "
                                     "'-': to stdout, the report going to stderr.")
     ] = None,
+    sign_key: Annotated[
+        Optional[Path], typer.Option(metavar="PATH", help="Sign the replay's result with this private key "
+                                     "(`referee keygen PATH`); `referee verify --key PATH.pub` then checks it.")
+    ] = None,
 ) -> None:
     """Play one match and print the result; writes the replay and the bots' stderr logs.
 
@@ -87,6 +91,11 @@ def play(
         limits = Limits(move_ms=move_ms, start_ms=start_ms, max_faults=max_faults, sandbox=sandbox,
                         memory_mb=memory_mb, cpu_s=cpu_s)
         key = sealing.for_run()
+        signer = None
+        if sign_key is not None:
+            from referee.signing import load_signer
+
+            signer = load_signer(sign_key)
         mid = match_id(g.name, config, seed, [s.spec for s in seats], key)
         replay = out if out is not None else Path("matches") / f"{mid}.jsonl"
         if replay.exists() and replay.is_dir():
@@ -106,14 +115,15 @@ def play(
         console = _stderr_console() if json_out == "-" else _console()
         try:
             result = _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key,
-                                 console)
+                                 console, signer, sign_key)
         except KeyboardInterrupt:  # the bots are gone (run_match closes them); the replay is cut short
             typer.echo(f"interrupted: {replay} holds the moves played so far, without a result", err=True)
             raise typer.Exit(130) from None
         except Exception as exc:  # the referee's side failed: one line (exit 3), never a traceback
             raise _failure(exc, replay) from None
         _print_result(console, result, g)
-        console.print(f"replay: {replay}", highlight=False, markup=False, soft_wrap=True)
+        signed = f" (signed, key id {signer.id})" if signer is not None else ""
+        console.print(f"replay: {replay}{signed}", highlight=False, markup=False, soft_wrap=True)
         if log_protocol is not None:
             console.print(f"protocol log: {log_protocol}", highlight=False, markup=False, soft_wrap=True)
         if json_out is not None:
@@ -173,9 +183,11 @@ def result_json(result, stem: str, key, log_protocol: Path | None = None) -> dic
     }
 
 
-def _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key, console):
+def _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key, console,
+                signer=None, sign_key=None):
     """`play`'s match: the players made, the protocol log open for its length; a sandboxed bot
-    sees none of the outputs (the replay, the logs, the protocol log), wherever they are."""
+    sees none of the outputs (the replay, the logs, the protocol log) nor the signing key,
+    wherever they are."""
     from referee.errors import UsageError
     from referee.match import make_players
     from referee.runner import run_match
@@ -187,11 +199,13 @@ def _play_match(g, config, seed, seats, registry, limits, replay, stem, log_prot
                 transcript = stack.enter_context(open(log_protocol, "w", encoding="utf-8"))
             except OSError as exc:
                 raise UsageError(f"cannot write --log-protocol file: {exc}") from None
-        hide = [replay.parent, replay] + ([log_protocol] if log_protocol is not None else [])
+        hide = [replay.parent, replay] + ([log_protocol] if log_protocol is not None else []) + \
+            ([sign_key] if sign_key is not None else [])
         players = make_players(g, config, seed, seats, registry, limits, replay.parent, stem, protocol_log=transcript,
                                key=key, hide=hide)
         console.print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False)
-        return run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook, key=key)
+        return run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook, key=key,
+                         signer=signer)
 
 
 def _print_result(console, result, game=None) -> None:

@@ -68,22 +68,44 @@ def replay(
 
 @app.command()
 def verify(
-    files: Annotated[list[Path], typer.Argument(help="Replay files (.jsonl or .jsonl.gz).")],
+    files: Annotated[list[Path], typer.Argument(help="Replay files (.jsonl or .jsonl.gz), or a tournament's "
+                                                "journal.jsonl.")],
+    key: Annotated[
+        Optional[Path], typer.Option(metavar="PUBLIC_KEY", help="Also check the signatures with this public key "
+                                     "(`referee keygen`'s PATH.pub, a tournament's sign.pub): fail on any "
+                                     "record edited, removed, added or moved since it was signed.")
+    ] = None,
 ) -> None:
     """Re-simulate replays from their own records and check every move and every result.
 
-    Prints OK per file, or the first discrepancy (deal, move, what differs). Exit 1 if any
-    replay has a discrepancy, 2 if a file cannot be verified at all (not a replay, unknown game).
+    Prints OK per file, or the first discrepancy (deal, move, what differs). A journal is
+    checked line by line: its signatures (with --key) and, for each match, that its replay is the
+    one it names. Exit 1 if any file has a discrepancy, 2 if a file cannot be verified at all (not
+    a replay, unknown game).
     """
     from referee.errors import PluginError, UsageError
-    from referee.replay.verify import verify_file
+    from referee.replay.verify import is_journal, read_bytes, verify_file, verify_journal
+    from referee.signing import load_verifier
 
     with _errors():
         registry = _registry()
+        verifier = load_verifier(key) if key is not None else None
+    signed = f", signed by key {verifier.id}" if verifier is not None else ""
     failed = unusable = 0
     for path in files:
         try:
-            verdict = verify_file(path, registry)
+            data = read_bytes(path)
+            if is_journal(data):
+                journal = verify_journal(path, data, verifier)
+                if journal.ok:
+                    unchecked = "" if verifier is not None else "; no --key: signatures not checked"
+                    typer.echo(f"{path}: OK (journal, {journal.records} records, {journal.replays} replays "
+                               f"match{signed}{unchecked})")
+                else:
+                    failed += 1
+                    typer.echo(f"{path}: DISCREPANCY at {journal}")
+                continue
+            verdict = verify_file(path, registry, verifier, data)
         except UsageError as exc:
             unusable += 1
             typer.echo(f"{path}: error: {exc}", err=True)
@@ -92,7 +114,7 @@ def verify(
             typer.echo(f"{path}: plugin error: {exc}", err=True)
             raise typer.Exit(1) from None
         if verdict.ok:
-            typer.echo(f"{path}: OK ({verdict.game}, {verdict.deals} deals, {verdict.moves} moves)")
+            typer.echo(f"{path}: OK ({verdict.game}, {verdict.deals} deals, {verdict.moves} moves{signed})")
         else:
             failed += 1
             typer.echo(f"{path}: DISCREPANCY at {verdict.discrepancy}")

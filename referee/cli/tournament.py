@@ -42,6 +42,12 @@ def tournament(
         bool, typer.Option("--verify", help="Verify each replay as its match ends (see `referee verify`); "
                            "exit 1 if one fails.")
     ] = False,
+    sign_key: Annotated[
+        Optional[Path], typer.Option(metavar="PATH", help="Sign every replay and journal record with this private "
+                                     "key (`referee keygen PATH`); default: the tournament's own sign.key in its "
+                                     "output directory, made on its first run. The public key is written there "
+                                     "as sign.pub, for `referee verify --key`.")
+    ] = None,
 ) -> None:
     """Run a tournament: every scheduled match, a crash-safe journal, standings at the end."""
     import time as _time
@@ -78,7 +84,12 @@ def tournament(
             live_tally.add(record)
             journaled["faults"] += sum(record["faults"])
 
-        prepared = tour.prepare(config, resume, each=tally)
+        signer = None
+        if sign_key is not None:
+            from referee.signing import load_signer
+
+            signer = load_signer(sign_key)
+        prepared = tour.prepare(config, resume, each=tally, signer=signer)
         done = len(prepared.done)
         scheduled = sum(len(span) for span in config.spans())
         total = scheduled - gauntlets.unplayed()
@@ -101,7 +112,7 @@ def tournament(
         # journal, in schedule order.
         finished = {"count": done, "at": 0.0, "total": total, "shown": done, "resumed": done,
                     "since": _time.monotonic()}
-        verifier = TournamentVerifier(config.out, registry, verify)
+        verifier = TournamentVerifier(config.out, registry, verify, prepared.signer)
 
         def view():
             tests = [Text(g.status()) for g in gauntlets]
@@ -315,8 +326,14 @@ def _score_notes(games) -> list[str]:
 class TournamentVerifier:
     """`referee tournament --verify`: verify each replay as its match ends, count failures."""
 
-    def __init__(self, out_dir: Path, registry: Any, enabled: bool) -> None:
+    def __init__(self, out_dir: Path, registry: Any, enabled: bool, signer: Any = None) -> None:
         self.out_dir, self.registry, self.enabled = Path(out_dir), registry, enabled
+        # the signatures too, with the public key of the run's signer
+        self.key = None
+        if signer is not None:
+            from referee.signing import Verifier
+
+            self.key = Verifier(signer.public)
         self.checked = 0
         self.failures: list[str] = []
 
@@ -330,7 +347,7 @@ class TournamentVerifier:
         path = self.out_dir / record["replay"]
         self.checked += 1
         try:
-            verdict = verify_file(path, self.registry)
+            verdict = verify_file(path, self.registry, self.key)
         except UsageError as exc:
             self.failures.append(f"{path}: {exc}")
             return

@@ -44,6 +44,10 @@ def validate(
                                      "here (a new or empty directory; default: a fresh matches/validate-GAME-...; "
                                      "removed again if nothing failed).")
     ] = None,
+    sign_key: Annotated[
+        Optional[Path], typer.Option(metavar="PATH", help="Sign the replays kept with this private key "
+                                     "(`referee keygen PATH`), for `referee verify --key PATH.pub`.")
+    ] = None,
 ) -> None:
     """Play a bot in every seat against the reference strategies over every variant; report
     protocol conformance, faults, move times and results. Exit 0 only if it made no fault."""
@@ -71,6 +75,11 @@ def validate(
         keep, made = _keep_dir(out, g.name)
         limits = Limits(move_ms=move_ms, start_ms=start_ms, sandbox=sandbox, memory_mb=memory_mb, cpu_s=cpu_s)
         key = sealing.for_run()  # the run's: a reproduce command carries it when it is fresh
+        signer = None
+        if sign_key is not None:
+            from referee.signing import load_signer
+
+            signer = load_signer(sign_key)
         plugins_dir = _state["plugins_dir"]
         program = ["referee", *(["--plugins-dir", str(plugins_dir)] if plugins_dir else [])]
         cases = battery(g, registry, seeds, seed)
@@ -94,7 +103,7 @@ def validate(
             try:
                 report = run_validation(g, registry, argv, limits, seeds=seeds, base_seed=seed,
                                         max_failed=max_failed, on_match=on_match, cases=cases, key=key,
-                                        out=keep, program=program)
+                                        out=keep, program=program, signer=signer)
             except KeyboardInterrupt:
                 progress.stop()
                 kept = keep.is_dir() and any(keep.iterdir())

@@ -10,10 +10,14 @@ tournament plays an interrupted match again anyway.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from referee.signing import Signer
 
 try:  # optional: about 10x faster than the stdlib encoder on replay records and protocol lines
     import orjson
@@ -70,8 +74,10 @@ class ReplayWriter:
     #: bytes buffered at most before they are written anyway (a very long deal)
     MAX_BUFFER = 1 << 20
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, signer: Signer | None = None) -> None:
         self.path = Path(path)
+        self._signer = signer
+        self._hash = hashlib.sha256() if signer is not None else None  # of every byte written
         self._buf = bytearray()
         self._settled = 0  # the buffer's bytes before this are final (_settle)
         self._kept: list[Any] = []  # the records of the orjson lines after those, in order
@@ -89,6 +95,9 @@ class ReplayWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         """Add one record; at a deal's end, the match's end, or past MAX_BUFFER, write them all."""
+        if self._signer is not None and record.get("type") == "result":
+            self._write_signed(record)
+            return
         self.add(record)
         if record.get("type") in self.FLUSH_AT:
             self.flush()
@@ -108,6 +117,22 @@ class ReplayWriter:
             self._kept.append(record)  # until _settle has checked its line
             if len(buf) >= self.MAX_BUFFER:
                 self.flush()
+
+    def _write_signed(self, record: dict[str, Any]) -> None:
+        """Write the result record signed, over the hash of every line before it (all written
+        first: the hash is made as they are)."""
+        from referee.signing import REPLAY, signed_line
+
+        self.flush()
+        line = signed_line(self._signer, REPLAY, self._hash.digest(), dumps_line(record))
+        self._buf += line
+        self._settled = len(self._buf)
+        self.flush()
+
+    @property
+    def digest(self) -> str | None:
+        """The SHA-256 (hex) of every line written so far, or None when not signing."""
+        return self._hash.hexdigest() if self._hash is not None else None
 
     def _settle(self) -> None:
         """The orjson lines buffered since the last settled byte, each that may read otherwise from
@@ -132,6 +157,8 @@ class ReplayWriter:
             return
         self._settle()
         view = memoryview(self._buf)
+        if self._hash is not None:
+            self._hash.update(view)
         written = 0
         while written < len(view):  # a raw file may take less than asked
             written += self._file.write(view[written:]) or 0

@@ -13,6 +13,15 @@ ranks computed by C-5 with the recorded disqualified seats; the fault counts and
 disqualifications must agree with the faults recorded on the moves, and the moves the referee
 chose itself (the fallback policy for a fault or a disqualified seat) must be the policy's.
 
+It also holds against the result what the referee never does: it never asks a disqualified
+seat (whose moves then record no time and no debug text), only a command bot can fail at its
+start, a seat faults only in ways its kind can; and a crash or an illegal choice recorded for a
+strategy whose choices the replay determines (it draws nothing from its sealed PRNG) is re-run
+(`strategy_fault_error`). All this shows a replay consistent, not who wrote it: with a public key
+`verify_file` first checks the result record's signature (referee/signing.py), and
+`verify_journal` a tournament journal's signed chain and that each match's replay is the one its
+record names (issue 25).
+
 `simulate` is the one re-simulation loop: `verify` checks a file with it, and the replay
 viewers (referee/replay/terminal.py, referee/replay/html.py) use its steps to show what happened
 and what one seat saw (the game's own events and `observe`).
@@ -22,10 +31,12 @@ from __future__ import annotations
 
 import copy
 import gzip
+import hashlib
 import json
+import random
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +45,7 @@ from referee.fault_policy import FaultPolicy
 from referee.game import (DEAL, Event, Game, GameState, Record, audience, chance_error, json_equal, outcome_error,
                           plugin_label, record_error, request_error)
 from referee.ranking import competition_ranks
+from referee.signing import Verifier
 
 #: record types a replay may hold (PROTOCOL.md)
 RECORD_TYPES = ("header", "deal", "move", "chance", "deal_end", "result")
@@ -112,6 +124,11 @@ class Replay:
 def load_replay(path: str | Path) -> Replay:
     """Read a replay file (plain or gzip-compressed JSON Lines); UsageError if it cannot be
     read or is not a replay (no header first, a line that is not a JSON object)."""
+    return parse_replay(path, read_bytes(path))
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """A replay file's (uncompressed) bytes; UsageError if it cannot be read."""
     path = Path(path)
     if not path.exists():
         raise UsageError(f"{path}: no such file")
@@ -119,15 +136,26 @@ def load_replay(path: str | Path) -> Replay:
         raise UsageError(f"{path}: is a directory, not a replay file")
     try:
         with open(path, "rb") as f:
-            gzipped = f.read(2) == b"\x1f\x8b"  # by content, whatever the file is called
-        opener = gzip.open if gzipped else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
+            data = f.read()
+        if data[:2] == b"\x1f\x8b":  # by content, whatever the file is called
+            data = gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise UsageError(f"{path}: cannot read it as a replay ({exc})") from None
+    return data
+
+
+def parse_replay(path: str | Path, data: bytes) -> Replay:
+    """The replay in a file's bytes (`read_bytes`); UsageError if they are not one."""
+    path = Path(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: cannot read it as a replay ({exc})") from None
     records: list[dict[str, Any]] = []
     lines: list[int] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # lines end at "\n" only, as written: str.splitlines would also cut at U+2028 and the like,
+    # which JSON strings (a bot's debug text) may hold unescaped
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -239,6 +267,7 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
     state = game.new_state(dict(config), n)
 
     faults = FaultPolicy.of_header(n, header)  # the runner's own policy, replayed
+    kinds = seat_kinds(replay)
     for seat, kind in _start_faults(replay.result, records, n):
         faults.fault(seat, kind)
 
@@ -359,6 +388,15 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
                            deal, number, line)
         fault = move.get("fault")
         fallback = seat in faults.disqualified or fault is not None
+        if seat in faults.disqualified and (_thought(move) or "debug" in move):
+            # the runner plays for a disqualified seat without asking it: no time, no debug text
+            took = f"{move.get('ms')} ms of thinking" if _thought(move) else "debug text"
+            raise mismatch(f"seat {seat} is disqualified, yet the move records {took}: the referee plays for a "
+                           "disqualified seat without asking it", deal, number, line)
+        if fault is not None:
+            error = _fault_kind_error(fault, kinds[seat] if type(seat) is int and 0 <= seat < n else None)
+            if error is not None:
+                raise mismatch(error, deal, number, line)
         if fallback:
             expected = faults.fallback(legal)
             if expected is not None and not same(expected, action):
@@ -390,7 +428,7 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
     error = outcome_error(state.outcome(), n)
     if error is not None:  # the plugin's mistake, not the file's
         raise PluginError(f"{plugin_label(game)}: {error}")
-    _check_result(records[i], lines[i], state, faults, n, records)
+    _check_result(records[i], lines[i], state, faults, n, records, kinds)
 
 
 def _checked(out: Any, game: Game, n: int) -> Event | dict[str, Any]:
@@ -410,6 +448,38 @@ def _checked(out: Any, game: Game, n: int) -> Event | dict[str, Any]:
     else:
         error = f"drain() gave {out!r}, not an Event or a Record"
     raise PluginError(f"{plugin_label(game)}: {error}")
+
+
+def seat_kinds(replay: Replay) -> list[str | None]:
+    """Each seat's kind as the header says ("strategy", "command", "human"; None: not said)."""
+    return [p.get("kind") if isinstance(p, dict) and isinstance(p.get("kind"), str) else None
+            for p in replay.header.get("players") or []]
+
+
+def _thought(move: dict[str, Any]) -> bool:
+    """Whether a move records time the seat took (the runner times only the seats it asks)."""
+    ms = move.get("ms")
+    return isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms != 0
+
+
+#: what can go wrong with a seat's player of each kind, on a move (a strategy raises, returns
+#: no legal action, or uses up its time budget; it sends no message to be invalid)
+_MOVE_FAULTS = {"strategy": ("crash", "illegal", "timeout")}
+#: the faults of a bot's start (hello): no reply in time, a reply that is no `ready`, an exit
+_START_FAULTS = ("crash", "timeout", "invalid")
+
+
+def _fault_kind_error(fault: Any, seat_kind: str | None) -> str | None:
+    """Why a move's fault cannot have happened to a seat of this kind, if it cannot."""
+    from referee.players import FAULT_KINDS
+
+    kind = fault.get("kind") if isinstance(fault, dict) else None
+    if kind not in FAULT_KINDS:
+        return f"the move's fault has no known kind: {_short(fault)}"
+    allowed = _MOVE_FAULTS.get(seat_kind or "")
+    if allowed is not None and kind not in allowed:
+        return f"a {kind} fault recorded for a {seat_kind} seat, which cannot make one"
+    return None
 
 
 def _move_faults(records) -> list[tuple[Any, Any, Any, Any]]:
@@ -456,15 +526,20 @@ def _start_faults(result: dict[str, Any] | None, records, n: int) -> list[tuple[
             for seat in range(n) if type(counts[seat]) is int and counts[seat] == on_moves[seat] + 1]
 
 
-def _fault_log_error(log: list[Any], records, n: int) -> str | None:
+def _fault_log_error(log: list[Any], records, n: int, kinds: list[str | None]) -> str | None:
     """What is wrong with a fault log, if anything: it holds the faults at the start (deal 0, a
-    seat once at most) first, then the faults recorded on the moves, in order, each with the
-    move's seat, deal, kind and detail."""
+    seat once at most, a bot's: a strategy or a person cannot fail to start) first, then the
+    faults recorded on the moves, in order, each with the move's seat, deal, kind and detail."""
     k, started = 0, set()
     while k < len(log) and isinstance(log[k], dict) and log[k].get("deal") == 0:
         seat = log[k].get("seat")
         if type(seat) is not int or not 0 <= seat < n or seat in started:
             return f"fault_log[{k}]: {_short(log[k])} is not a seat's one fault at the start"
+        if kinds[seat] not in (None, "command"):
+            return (f"fault_log[{k}]: a {log[k].get('kind')} at the start recorded for seat {seat}, a "
+                    f"{kinds[seat]}, which cannot fail to start (only a command bot's hello can)")
+        if log[k].get("kind") not in _START_FAULTS:
+            return f"fault_log[{k}]: a {log[k].get('kind')} fault cannot happen at the start (hello)"
         started.add(seat)
         k += 1
     on_moves = _move_faults(records)
@@ -483,7 +558,8 @@ def _fault_log_error(log: list[Any], records, n: int) -> str | None:
     return None
 
 
-def _check_result(result, line, state: GameState, faults: FaultPolicy, n: int, records) -> None:
+def _check_result(result, line, state: GameState, faults: FaultPolicy, n: int, records,
+                  kinds: list[str | None]) -> None:
     """The result record against the game's outcome, C-5 ranks and the recorded faults."""
 
     def mismatch(message: str):
@@ -505,7 +581,7 @@ def _check_result(result, line, state: GameState, faults: FaultPolicy, n: int, r
         raise mismatch(f"faults: {_short(counts)} is not a count per seat")
     log = result.get("fault_log")
     if log is not None:
-        error = _fault_log_error(log, records, n) if isinstance(log, list) else \
+        error = _fault_log_error(log, records, n, kinds) if isinstance(log, list) else \
             f"fault_log: {_short(log)} is not a list"
         if error is not None:
             raise mismatch(error)
@@ -533,6 +609,7 @@ class Verdict:
     moves: int = 0
     deals: int = 0
     discrepancy: Discrepancy | None = None
+    signed_by: str | None = None  # the id of the key whose signature was checked
 
     @property
     def ok(self) -> bool:
@@ -551,8 +628,242 @@ def verify_replay(replay: Replay, game: Game) -> Verdict:
     return Verdict(replay.path, game.name, moves, len(deals))
 
 
-def verify_file(path: str | Path, registry) -> Verdict:
-    """Verify one replay file with the registered rules plugins; UsageError if it is not a
-    replay or names an unknown game."""
-    replay = load_replay(path)
-    return verify_replay(replay, registry.game(replay.game))
+def verify_file(path: str | Path, registry, key: Verifier | None = None, data: bytes | None = None) -> Verdict:
+    """Verify one replay file (its bytes `data`, if read already) with the registered rules
+    plugins, and with `key` its signature (first: an edited replay is reported as such, whatever
+    else it breaks); UsageError if it is not a replay or names an unknown game."""
+    data = read_bytes(path) if data is None else data
+    replay = parse_replay(path, data)
+    game = registry.game(replay.game)
+    if key is not None:
+        wrong = signature_error(data, key)
+        if wrong is not None:
+            return Verdict(replay.path, game.name, discrepancy=wrong)
+    verdict = verify_replay(replay, game)
+    if verdict.ok:
+        wrong = strategy_fault_error(replay, game, registry)
+        if wrong is not None:
+            verdict = replace(verdict, discrepancy=wrong)
+    return replace(verdict, signed_by=key.id) if key is not None else verdict
+
+
+# -- a strategy's faults, re-run ---------------------------------------------------------------------
+
+
+class _NeedsRng(BaseException):
+    """Raised when a re-run strategy draws from its PRNG (sealed by a deal key verify has not):
+    a BaseException, which a strategy's own `except Exception` does not catch."""
+
+
+class _NoRng(random.Random):
+    """The PRNG of a re-run strategy: any draw raises _NeedsRng (then its choices are unknown)."""
+
+    def seed(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def random(self) -> float:
+        raise _NeedsRng
+
+    def getrandbits(self, k: int) -> int:
+        raise _NeedsRng
+
+    def randbytes(self, n: int) -> bytes:
+        raise _NeedsRng
+
+
+def strategy_fault_error(replay: Replay, game: Game, registry) -> Discrepancy | None:
+    """A crash or an illegal choice recorded for a strategy's seat that the strategy, re-run, does
+    not make, or None. Only a strategy that draws nothing from its PRNG (whose choices the replay
+    therefore determines) can be re-run: it is given every event and decision its seat had, as
+    the runner gave them, and must repeat each of its recorded moves before a recorded fault is
+    held against it; one that draws, differs or uses up its time budget is not judged (None)."""
+    kinds, n = seat_kinds(replay), replay.players
+    faulted = {r.get("seat") for r in replay.records if r.get("type") == "move" and r.get("fault") is not None}
+    players = replay.header.get("players") or []
+    strategies: dict[int, Any] = {}
+    for seat in sorted(s for s in faulted if type(s) is int and 0 <= s < n and kinds[s] == "strategy"):
+        entry = registry.strategies.get(players[seat].get("spec"))
+        if entry is None or (entry.games is not None and game.name not in entry.games):
+            continue
+        try:
+            strategies[seat] = entry.factory(game.name, seat, copy.deepcopy(replay.header.get("config")), _NoRng())
+        except (_NeedsRng, Exception):
+            continue
+    if not strategies:
+        return None
+    expected: dict[int, tuple[str, Any]] = {}  # a seat's next move as re-run: ("chose", legal?) / ("raised", text)
+    for step in simulate(replay, game):
+        move = step.move
+        if move is not None and move.get("seat") in expected:
+            seat = move["seat"]
+            outcome, detail = expected.pop(seat)
+            fault = move.get("fault") if isinstance(move.get("fault"), dict) else None
+            kind = fault.get("kind") if fault is not None else None
+            if kind is None:
+                if outcome != "chose" or not same(detail, move.get("action")):
+                    del strategies[seat]  # it does not repeat its own moves: not judged
+            elif kind == "crash" and outcome == "chose":
+                return Discrepancy(f"seat {seat} ({players[seat].get('spec')}) is recorded crashing here, but the "
+                                   f"strategy, re-run, plays {_short(detail)}", step.deal, step.number, step.line)
+            elif kind == "illegal" and outcome == "chose" and detail is not None:
+                return Discrepancy(f"seat {seat} ({players[seat].get('spec')}) is recorded choosing no legal action "
+                                   f"here, but the strategy, re-run, plays {_short(detail)}", step.deal, step.number,
+                                   step.line)
+            else:  # as recorded (or a time budget: not re-run); disqualified or not, judged no further
+                del strategies[seat]
+        for event in step.events:
+            for seat in [s for s in strategies if s not in step.disqualified and s in audience(event.to, n)]:
+                try:
+                    strategies[seat].event(event.message())
+                except (_NeedsRng, Exception):
+                    del strategies[seat]
+                    expected.pop(seat, None)
+        seat = step.state.to_act()
+        if seat in strategies and seat not in step.disqualified:
+            try:
+                choice = strategies[seat].choose(step.state.observe(seat), step.state.legal_actions())
+            except _NeedsRng:
+                del strategies[seat]
+            except Exception as exc:
+                expected[seat] = ("raised", f"{type(exc).__name__}: {exc}")
+            else:
+                expected[seat] = ("chose", _legal_choice(step.state, choice))
+        if not strategies:
+            return None
+    return None
+
+
+def _legal_choice(state: GameState, choice: Any) -> Any:
+    """The legal action a strategy's choice stands for, as the runner takes it, or None."""
+    legal = state.legal_actions()
+    if isinstance(choice, int) and not isinstance(choice, bool):  # an index (StrategyPlayer.reply)
+        return legal[choice] if 0 <= choice < len(legal) else None
+    try:
+        return state.resolve(copy.deepcopy(choice))
+    except Exception:
+        return None
+
+
+def signature_error(data: bytes, key: Verifier) -> Discrepancy | None:
+    """Why a replay's bytes are not what `key` signed, or None: its last line must be its result
+    record, signed over the hash of every line before it (referee.signing)."""
+    from referee.signing import REPLAY
+
+    end = len(data.rstrip(b"\n"))
+    start = data.rfind(b"\n", 0, end) + 1
+    line = data.count(b"\n", 0, start) + 1
+    try:
+        last = json.loads(data[start:end])
+    except ValueError:
+        last = None
+    if not isinstance(last, dict) or last.get("type") != "result":
+        return Discrepancy("signature: the last record is not the signed result record (the replay was cut "
+                           "short, or records follow its result)", line=line)
+    if "signature" not in last:
+        return Discrepancy("signature: the result record is not signed (a replay written without --sign-key)",
+                           line=line)
+    reason = key.check(REPLAY, hashlib.sha256(data[:start]).digest(), data[start:end])
+    return Discrepancy(f"signature: {reason}", line=line) if reason is not None else None
+
+
+# -- verifying a journal -------------------------------------------------------------------------
+
+
+def is_journal(data: bytes) -> bool:
+    """Whether a file's bytes are a tournament's journal (its first record names the tournament)."""
+    first = data.split(b"\n", 1)[0]
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and record.get("type") == "tournament"
+
+
+@dataclass(frozen=True)
+class JournalVerdict:
+    """The outcome of verifying a journal: its records, the replays checked, the first problem."""
+
+    path: Path
+    records: int = 0
+    replays: int = 0
+    problem: str | None = None
+    line: int | None = None
+    signed_by: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.problem}" if self.line is not None else str(self.problem)
+
+
+#: the fields a match's journal record copies from its replay's result record
+RESULT_FIELDS = ("scores", "ranks", "faults", "disqualified", "fault_log")
+
+
+def verify_journal(path: str | Path, data: bytes, key: Verifier | None = None) -> JournalVerdict:
+    """Check a journal: with `key`, every line's signature, chained over the hash of every line
+    before it (an edited, removed, added or moved line fails, and so does every later one);
+    without, none. Either way each match record's replay must be the one it names (its SHA-256,
+    when the record has one) and hold the same result; with `key` the replay's signature too."""
+    from referee.signing import JOURNAL
+
+    path = Path(path)
+    chain = hashlib.sha256()
+    records = replays = 0
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the last line's newline
+    for number, raw in enumerate(lines, start=1):
+
+        def fail(problem: str) -> JournalVerdict:
+            return JournalVerdict(path, records, replays, problem, number)
+
+        if key is not None:
+            reason = key.check(JOURNAL, chain.digest(), raw)
+            if reason is not None:
+                return fail(f"signature: {reason}")
+        chain.update(raw + b"\n")
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            return fail("not a JSON record")
+        if not isinstance(record, dict):
+            return fail("not a journal record")
+        records += 1
+        if record.get("type") == "match" and record.get("replay"):
+            problem = _replay_problem(path.parent, record, key)
+            if problem is not None:
+                return fail(problem)
+            replays += 1
+    return JournalVerdict(path, records, replays, signed_by=key.id if key is not None else None)
+
+
+def _replay_problem(folder: Path, record: dict[str, Any], key: Verifier | None) -> str | None:
+    """What is wrong with the replay a match's journal record names, if anything."""
+    name = str(record["replay"])
+    target = folder / name
+    if Path(name).is_absolute() or ".." in Path(name).parts:
+        return f"its replay {name!r} lies outside the tournament's folder"
+    try:
+        data = read_bytes(target)
+    except UsageError:
+        return f"its replay {name} is missing or unreadable"
+    digest = record.get("replay_sha256")
+    if digest is not None and hashlib.sha256(data).hexdigest() != digest:
+        return f"its replay {name} is not the one it names (the replay's SHA-256 differs)"
+    if digest is None and key is not None:
+        return "it names no replay digest (replay_sha256): not a signed tournament's record"
+    if key is not None:
+        wrong = signature_error(data, key)
+        if wrong is not None:
+            return f"its replay {name}: {wrong}"
+    try:
+        result = parse_replay(target, data).result or {}
+    except UsageError as exc:
+        return str(exc)
+    for field in RESULT_FIELDS:
+        if field in record and not same(record[field], result.get(field)):
+            return f"{field}: the journal says {_short(record[field])}, its replay {name} {_short(result.get(field))}"
+    return None

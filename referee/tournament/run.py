@@ -54,7 +54,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from referee import sealing
+from referee import sealing, signing
 
 from referee.tournament import designs, executors, sprt
 
@@ -291,7 +291,8 @@ def _guard(players: list[Any]) -> None:
 
 def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
          plugins_dir: str | None = None, guard: bool = False, key: sealing.DealKey | None = None,
-         hide: list[str] | None = None, output: Output = Output(), pool: Any = None) -> dict[str, Any]:
+         hide: list[str] | None = None, output: Output = Output(), pool: Any = None,
+         signer: signing.Signer | None = None) -> dict[str, Any]:
     """Play one scheduled match (in a worker) and return its journal record.
 
     The deal is sealed by the tournament's `key`. With `guard`, each bot runs under a
@@ -304,6 +305,9 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     The replay is written under a temporary name and renamed once the match is over, so no
     attempt ever leaves a torn replay or writes into another's; with `output.replays` "faults"
     a match without a fault keeps no replay and no log (its record's "replay" is None).
+
+    With a `signer` the replay's result is signed, and the record names the replay's SHA-256
+    (`replay_sha256`), which `referee verify` checks (the driver signs the record itself).
     """
     from referee.match import make_players
     from referee.runner import run_match
@@ -327,7 +331,8 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     wall = time.monotonic()
     outputs = Path(out_dir)
     # The whole output directory, and by name what it holds (for a bot whose own directory it holds)
-    secret = [outputs, outputs / "replays", replay_dir, outputs / JOURNAL, outputs / sealing.KEY_FILE]
+    secret = [outputs, outputs / "replays", replay_dir, outputs / JOURNAL, outputs / sealing.KEY_FILE,
+              outputs / signing.KEY_FILE, *([signer.source] if signer is not None and signer.source else [])]
     players = make_players(game, spec.config, spec.seed, seats, registry, limits, replay_dir, spec.key, commands,
                            key=key, hide=[*secret, *(hide or ())])
     if guard:
@@ -336,7 +341,7 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
         players = pool.seat(players, reuse_keys(players, chosen, outputs, hide), (spec.game, spec.seed))
     try:
         result = run_match(game, spec.config, spec.seed, seats, players, limits, replay=partial, key=key,
-                           hooks=registry.hooks)
+                           hooks=registry.hooks, signer=signer)
         res = result.result
         if output.replays == "faults" and not any(res["faults"]):
             relative = None
@@ -347,7 +352,7 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
             os.replace(partial, final)
     finally:
         partial.unlink(missing_ok=True)  # a match stopped halfway leaves nothing behind
-    return {
+    record = {
         "type": "match",
         "index": spec.index,
         "key": spec.key,
@@ -366,6 +371,9 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
         "ended": time.monotonic(),
         "replay": relative,
     }
+    if signer is not None and relative is not None:
+        record["replay_sha256"] = result.digest
+    return record
 
 
 def reuse_keys(players: list[Any], chosen: list[Entrant], outputs: Path,
@@ -421,7 +429,7 @@ def reuse_pool(config: TournamentConfig) -> tuple[int, int, dict[str, frozenset]
 
 
 def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
-               key: sealing.DealKey, output: Output = Output()) -> dict[str, Any]:
+               key: sealing.DealKey, output: Output = Output(), signer: signing.Signer | None = None) -> dict[str, Any]:
     """One match in a local worker process (see `_worker_init`): `play`, its bots guarded, so a
     worker killed outright (SIGKILL, OOM) takes its bots with it; kept bots from this worker's
     pool, if it has one."""
@@ -430,7 +438,7 @@ def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, ou
         if _in_flight is not None:
             _in_flight.start(spec.index)
         try:
-            return play(spec, entrants, limits, out_dir, None, True, key, output=output, pool=_pool)
+            return play(spec, entrants, limits, out_dir, None, True, key, output=output, pool=_pool, signer=signer)
         except Exception as exc:
             return failure_record(spec, exc, out_dir)
     finally:
@@ -444,7 +452,7 @@ FILES = "files"  # the key of a task's returned files; never journaled
 
 def play_task(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
               plugins_dir: str | None, shared_out: bool, key: sealing.DealKey,
-              output: Output = Output()) -> dict[str, Any]:
+              output: Output = Output(), signer: signing.Signer | None = None) -> dict[str, Any]:
     """One match as a task on a (dask) worker that may be another machine or die mid-match.
 
     The bots are guarded (they die with the worker). With `shared_out` the worker writes the
@@ -454,11 +462,12 @@ def play_task(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out
     """
     try:
         if shared_out:
-            return play(spec, entrants, limits, out_dir, plugins_dir, guard=True, key=key, output=output)
+            return play(spec, entrants, limits, out_dir, plugins_dir, guard=True, key=key, output=output,
+                        signer=signer)
         # under the worker's scratch root: a worker killed mid-match leaves it to the next `sweep`
         with tempfile.TemporaryDirectory(prefix="match-", dir=sandbox.scratch_root()) as tmp:
             record = play(spec, entrants, limits, tmp, plugins_dir, guard=True, key=key, hide=[out_dir],
-                          output=output)
+                          output=output, signer=signer)
             replays = Path(tmp) / "replays"
             files = {p.relative_to(tmp).as_posix(): p.read_bytes() for p in sorted(replays.rglob("*"))
                      if p.is_file()} if replays.is_dir() else {}
@@ -488,11 +497,20 @@ def failure_record(spec: MatchSpec, exc: Exception, out_dir: str) -> dict[str, A
 
 
 class Journal:
-    """The append-only results journal: one fsynced line per finished match."""
+    """The append-only results journal: one fsynced line per finished match.
 
-    def __init__(self, path: Path, head: dict[str, Any]) -> None:
+    With a `signer` every line is signed (referee/signing.py) over the SHA-256 of every line
+    before it: a chain, picked up from the file's own bytes when a run resumes it."""
+
+    def __init__(self, path: Path, head: dict[str, Any], signer: signing.Signer | None = None) -> None:
         self.path = path
+        self._signer = signer
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._chain = hashlib.sha256()
+        if signer is not None and os.fstat(self._fd).st_size:
+            with open(path, "rb") as f:  # streamed: the journal is never held whole
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    self._chain.update(block)
         if os.fstat(self._fd).st_size == 0:
             try:
                 self.append(head)
@@ -501,7 +519,13 @@ class Journal:
                 raise
 
     def append(self, record: dict[str, Any]) -> None:
-        self._write((json.dumps(record, separators=(",", ":")) + "\n").encode())
+        """Write one record as a line (signed, with a signer), fsynced."""
+        line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+        if self._signer is not None:
+            line = signing.signed_line(self._signer, signing.JOURNAL, self._chain.digest(), line)
+        self._write(line)
+        if self._signer is not None:
+            self._chain.update(line)  # only a line the journal holds is chained
 
     def _write(self, line: bytes) -> None:
         """Append one whole line, fsynced. A write that fails (a full disk writes part of a
@@ -609,10 +633,11 @@ class Prepared(NamedTuple):
     done: set[int]
     gauntlets: sprt.Gauntlets
     head: dict[str, Any]
+    signer: signing.Signer | None = None  # signs the replays and the journal (referee/signing.py)
 
 
 def prepare(config: TournamentConfig, resume: bool,
-            each: Callable[[dict[str, Any]], None] | None = None) -> Prepared:
+            each: Callable[[dict[str, Any]], None] | None = None, signer: signing.Signer | None = None) -> Prepared:
     """The matches still to play (none of an SPRT game entry the journal's results decided), the
     schedule indices already journaled, the SPRT tests' state, and the journal's head line.
 
@@ -623,13 +648,19 @@ def prepare(config: TournamentConfig, resume: bool,
     reading reaches its head (its first line), before any record is handed on.
 
     Call it holding the output directory (`claim`): no other run then writes the journal. Pass
-    what it returns to `run` (under the same claim), and the journal is read once."""
+    what it returns to `run` (under the same claim), and the journal is read once.
+
+    The results are signed by `signer`, else by the tournament's own key (`sign.key` in the output
+    directory, made on its first run); its public key is published there as `sign.pub`, and its
+    id is in the journal's head: a run resumes only with the key that signed the journal."""
     from referee.tournament.standings import iter_journal
 
     matches = config.matches()
     key = sealing.for_directory(config.out)
+    signer = signer or signing.for_directory(config.out)
     head = {"type": "tournament", "name": config.name, "file": str(config.path),
-            "matches": len(matches), "fingerprint": fingerprint(matches), "setup": setup(config, key)}
+            "matches": len(matches), "fingerprint": fingerprint(matches), "setup": setup(config, key),
+            "sign_key": signer.id}
     tests = sprt.heads(config)
     if tests:  # only then: a journal without an SPRT keeps the head it always had
         head["sprt"] = tests
@@ -656,7 +687,8 @@ def prepare(config: TournamentConfig, resume: bool,
         if not checked:
             _check_head(journal, None, head, tests)
     todo = [m for m in config.play_order(matches) if m.index not in done and not gauntlets.stopped(m.index)]
-    return Prepared(todo, done, gauntlets, head)
+    signing.publish(config.out, signer)  # once the journal is known to be this key's
+    return Prepared(todo, done, gauntlets, head, signer)
 
 
 def _check_head(journal: Path, old_head: dict[str, Any] | None, head: dict[str, Any],
@@ -678,6 +710,11 @@ def _check_head(journal: Path, old_head: dict[str, Any] | None, head: dict[str, 
     if changed is not None:
         raise UsageError(f"cannot resume {journal}: {changed} since it was written (its results would "
                          "mix two set-ups); restore it, or start again in another --out")
+    if old_head.get("sign_key") != head["sign_key"]:
+        then = f"key {old_head['sign_key']}" if old_head.get("sign_key") else "no key"
+        raise UsageError(f"cannot resume {journal}: it was signed by {then}, and this run signs with key "
+                         f"{head['sign_key']} (give the same --sign-key, or none for the tournament's own "
+                         f"{signing.KEY_FILE}), or start again in another --out")
 
 
 def _sprt_shown(params: dict[str, float] | None) -> str:
@@ -751,6 +788,7 @@ def run(
     prepared: Prepared | None = None,
     on_note: Callable[[str], None] | None = None,
     on_failure: Callable[[dict[str, Any]], None] | None = None,
+    signer: signing.Signer | None = None,
 ) -> list[dict[str, Any]]:
     """Play every match not yet journaled; returns every record (old and new) in schedule order.
 
@@ -780,8 +818,8 @@ def run(
     if prepared is not None and config.out.resolve() not in _claimed:
         raise ValueError("run(prepared=...) needs the claim under which prepare() ran")
     with claim(config.out), _disk_checked(config.out):
-        _run(config, prepared or prepare(config, resume), plugins_dir, on_result, on_start, on_warning, on_note,
-             on_failure)
+        _run(config, prepared or prepare(config, resume, signer=signer), plugins_dir, on_result, on_start, on_warning,
+             on_note, on_failure)
         if not keep:
             return []
         from referee.tournament.standings import read_journal
@@ -795,10 +833,10 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
          on_warning: Callable[[str], None] | None = None,
          on_note: Callable[[str], None] | None = None,
          on_failure: Callable[[dict[str, Any]], None] | None = None) -> None:
-    todo, journaled, gauntlets, head = prepared
+    todo, journaled, gauntlets, head, signer = prepared
     executors.require(config.executor, config.scheduler)
     if not todo:
-        journal = Journal(config.out / JOURNAL, head)
+        journal = Journal(config.out / JOURNAL, head, signer)
         try:
             _journal_decisions(journal, gauntlets)  # a run killed between a match and its decision
         finally:
@@ -822,20 +860,21 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
             config.executor, workers, scheduler=config.scheduler, shared_out=config.shared_out,
             initializer=_worker_init, initargs=(plugins_dir, os.getpid(), in_flight, scratch,
                                                 reuse_pool(config))) as backend:
-        journal = Journal(config.out / JOURNAL, head)
+        journal = Journal(config.out / JOURNAL, head, signer)
         try:
             _journal_decisions(journal, gauntlets)
             if on_start is not None:
                 on_start(backend)
             if backend.kind == "local":
                 def submit(spec):
-                    return backend.submit(play_local, spec, entrants, limits, str(out), key, output, name=spec.key)
+                    return backend.submit(play_local, spec, entrants, limits, str(out), key, output, signer,
+                                          name=spec.key)
             else:
                 plugins = os.path.abspath(plugins_dir) if plugins_dir else None
 
                 def submit(spec):
                     return backend.submit(play_task, spec, entrants, limits, str(out), plugins, backend.shared_out,
-                                          key, output, name=spec.key)
+                                          key, output, signer, name=spec.key)
             # A bounded window of matches in flight, not every match submitted at once: the
             # futures held do not grow with the schedule, and Ctrl-C has little to cancel.
             window = max(8, 4 * config.concurrency)
