@@ -47,11 +47,13 @@ def _abs_path(path: str, cwd: str | Path | None) -> str:
 
 def command(argv: Sequence[str], *, cwd: str | Path | None, env: Mapping[str, str] | None,
             resources: ResourceLimits | None, sandbox: str, hide: Sequence[str | Path],
-            bot_id: str) -> tuple[list[str], dict[str, str], Path | None]:
+            bot_id: str, home: str | Path | None = None,
+            shared: Sequence[str | Path] = ()) -> tuple[list[str], dict[str, str], _sandbox.Box | None]:
     """The full command line (limits wrapper, sandbox), the environment to start it with, and
-    the sandbox's fresh scratch directory (None unsandboxed). Raises FileNotFoundError for a
-    program that is not there, OSError for a sandbox that cannot be used, IndexError for an
-    empty command; no scratch directory is left behind then."""
+    the sandbox's `Box` (None unsandboxed: start the command with its `fds`, then call its
+    `started`; `close` it once the bot is dead). Raises FileNotFoundError for a program that is
+    not there, OSError for a sandbox that cannot be used, IndexError for an empty command; no
+    box is left open then."""
     if not argv:
         raise IndexError("empty command")
     full_env = dict(env if env is not None else os.environ)
@@ -72,13 +74,15 @@ def command(argv: Sequence[str], *, cwd: str | Path | None, env: Mapping[str, st
         return full, full_env, None
     # bwrap itself starts with the bot's clean environment: its init (pid 1 inside) shows its
     # own environment to the bot.
-    scratch = _sandbox.new_scratch()
+    box = _sandbox.Box()
     try:
-        full_env = _sandbox.bot_env(env, scratch)
+        full_env = _sandbox.bot_env(env)
         full_env[BOT_ID_VAR] = bot_id
-        return _sandbox.wrap(full, cwd, scratch, hide), full_env, scratch
+        # The scratch holds no more than the largest file the bot may write.
+        size = resources.fsize_mb if resources is not None else _sandbox.SCRATCH_MB
+        return _sandbox.wrap(full, cwd, box, hide, home, shared, size), full_env, box
     except BaseException:
-        _sandbox.remove_scratch(scratch)
+        box.close()
         raise
 
 
@@ -104,9 +108,10 @@ class BotProcess:
     """
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str], cwd: str | Path | None,
-                 bot_id: str, sandboxed: bool) -> None:
-        """Start `argv` with stdin, stdout and stderr piped; raises OSError or ValueError if it
-        cannot start (a missing or non-executable program, a bad cwd)."""
+                 bot_id: str, sandboxed: bool, pass_fds: Sequence[int] = ()) -> None:
+        """Start `argv` with stdin, stdout and stderr piped (and `pass_fds` open: bwrap's);
+        raises OSError or ValueError if it cannot start (a missing or non-executable program,
+        a bad cwd)."""
         self.popen = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -116,6 +121,7 @@ class BotProcess:
             cwd=cwd,
             env=env,
             close_fds=True,
+            pass_fds=tuple(pass_fds),
             start_new_session=True,  # own session and process group: killpg reaches every child
         )
         #: the bot's process id, which is also its process group and session id
