@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from botpython import BOT_PYTHON
+from botpython import BOT_PYTHON, open_folder
 from referee.bots import sandbox as sandbox_mod
 from test_integrity import KEY, ROOT, TOKEN, _paths, _SETUP, _unprivileged_python, assert_held, reports
 
@@ -200,3 +200,32 @@ def test_uids_are_leased_one_bot_each_across_processes(tmp_path, monkeypatch):
     monkeypatch.setenv(sandbox_mod.UIDS_VAR, "0-10")
     with pytest.raises(ValueError, match="REFEREE_SANDBOX_UIDS"):
         sandbox_mod.Box()
+
+
+@needs_bwrap
+def test_a_fork_bomb_is_stopped_during_the_match_where_bots_get_cgroups(monkeypatch):
+    # As root with cgroup v1's pids controller (as on these machines): pids.max per bot.
+    # Elsewhere the rlimits are all there is (docs/security.md), and this test is skipped.
+    if "pids" not in getattr(sandbox_mod, "cgroup_parents", dict)():
+        pytest.skip("the referee cannot make cgroups here (not root, or no cgroup v1 pids controller)")
+    from referee.bots.player import SubprocessPlayer
+    from referee.players import Hello
+
+    monkeypatch.setattr(sandbox_mod, "PIDS_MAX", 40, raising=False)
+    folder = open_folder("forkbomb-")
+    try:
+        hello = Hello("maumau", 0, 2, ["a", "b"], {}, "m", {"move_ms": 30000, "start_ms": 30000,
+                                                            "max_line_bytes": 65536})
+        bot = SubprocessPlayer([BOT_PYTHON, str(BOTS / "attack_forkbomb.py"), "100"], log_path=folder / "b.log",
+                               sandbox="bwrap", start_ms=30000)
+        try:
+            assert bot.start(hello) is None
+            cgroups = list(bot.scratch.cgroups)
+            assert cgroups and all(c.is_dir() for c in cgroups)
+        finally:
+            bot.close()
+        assert not any(c.exists() for c in cgroups)  # removed with the bot
+        log = (folder / "b.log").read_text()
+        assert_held(log, "forkbomb")
+    finally:
+        shutil.rmtree(folder)

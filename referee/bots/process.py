@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 from referee.bots import sandbox as _sandbox
 from referee.bots.family import (BOT_ID_VAR, Snapshot, family, kill_family, sandbox_strays, start_ticks,
                                  stdout_closed_in_sandbox)
-from referee.bots.limits import ResourceLimits, wrapper
+from referee.bots.limits import MB, ResourceLimits, wrapper
 
 STDERR_TAIL_BYTES = 2048  # stderr kept for fault records
 READ_CHUNK = 65536  # bytes per os.read of the bot's stderr
@@ -76,6 +76,11 @@ def command(argv: Sequence[str], *, cwd: str | Path | None, env: Mapping[str, st
     # own environment to the bot.
     box = _sandbox.Box()
     try:
+        if resources is not None:
+            # Its processes (threads included) and memory in all, scratch included, where cgroups can be made.
+            pids = resources.nproc or _sandbox.PIDS_MAX
+            memory = (resources.memory_mb + resources.fsize_mb) * MB if resources.memory_mb > 0 else 0
+            box.confine(bot_id, pids, memory)
         full_env = _sandbox.bot_env(env)
         full_env[BOT_ID_VAR] = bot_id
         # The scratch holds no more than the largest file the bot may write.

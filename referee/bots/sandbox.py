@@ -46,6 +46,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -61,6 +62,7 @@ NEVER_ENV = ("REFEREE_DEAL_KEY",)  # never passed to a bot, even when the caller
 UID = GID = 65534  # the bot's ids inside its user namespace ("nobody")
 INSIDE_TMP = "/tmp"  # where the bot's scratch (a tmpfs) is mounted: its HOME and TMPDIR
 SCRATCH_MB = 64  # the scratch's size where the bot's fsize_mb does not say (0: not limited)
+PIDS_MAX = 512  # tasks (processes and threads) of one bot in all, where it has a cgroup and nproc is off
 UIDS_VAR = "REFEREE_SANDBOX_UIDS"  # the outside uids (and gids) of bots run by root: "FIRST-LAST"
 UIDS = (60000, 60999)
 UID_LOCKS = Path("/run/referee-uids")  # one lock file per uid leased, shared by every referee
@@ -166,18 +168,45 @@ class Box:
         self.uid: int | None = None
         self._lease: int | None = None
         self.fds: list[int] = []
+        #: the bot's own cgroups (one per controller), once `confine` made them
+        self.cgroups: list[Path] = []
         if os.geteuid() == 0:
             self.uid, self._lease = _lease_uid()
 
+    def confine(self, name: str, pids: int, memory_bytes: int) -> None:
+        """Give the bot cgroups of its own where the referee may make them (`cgroup_parents`):
+        at most `pids` tasks (a fork bomb fails to fork), `memory_bytes` in all its processes and
+        its scratch (0: no limit). Nothing where cgroups cannot be made (the rlimits remain)."""
+        for controller, parent in cgroup_parents().items():
+            path = parent / f"{CGROUP_PREFIX}{name}"
+            try:
+                path.mkdir()
+            except OSError:
+                continue
+            self.cgroups.append(path)
+            try:
+                if controller == "pids" and pids > 0:
+                    (path / "pids.max").write_text(str(pids))
+                elif controller == "memory" and memory_bytes > 0:
+                    limit = "memory.max" if (path / "memory.max").exists() else "memory.limit_in_bytes"
+                    (path / limit).write_text(str(memory_bytes))
+            except OSError:
+                pass
+
     def prefix(self) -> list[str]:
-        """The command that starts bwrap as the leased uid (`setpriv`), or nothing."""
+        """What starts bwrap: entering the bot's cgroups (a shell that moves itself, then execs),
+        as the leased uid (`setpriv`); or nothing."""
+        enter = []
+        if self.cgroups:
+            enter = ["/bin/sh", "-c", 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 126; shift; done; shift; '
+                     'exec "$@"', "sh", *(str(c / "cgroup.procs") for c in self.cgroups), "--"]
         if self.uid is None:
-            return []
+            return enter
         setpriv = shutil.which("setpriv")
         if setpriv is None:
             raise OSError("setpriv (util-linux) is needed to run bots as a user of their own when the referee "
                           "runs as root")
-        return [setpriv, f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--"]
+        return [*enter, setpriv, f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--"]
 
     def data_fd(self, data: bytes) -> int:
         """A file descriptor (memfd) holding `data`, for bwrap (`--args FD`, `--seccomp FD`...):
@@ -197,11 +226,60 @@ class Box:
             os.close(fd)
 
     def close(self) -> None:
-        """The bot is dead: release its uid; never raises."""
+        """The bot is dead: remove its cgroups, release its uid; never raises."""
         self.started()
+        cgroups, self.cgroups = self.cgroups, []
+        for path in cgroups:
+            try:
+                path.rmdir()
+            except OSError:
+                pass
         lease, self._lease = self._lease, None
         if lease is not None:
             os.close(lease)  # closing the file releases its flock
+
+
+CGROUP_PREFIX = "referee-bot-"
+_cgroup_parents: dict[str, Path] | None = None
+
+
+def cgroup_parents() -> dict[str, Path]:
+    """{controller: directory} where this process may make its bots' cgroups: as root, under
+    its own cgroup of cgroup v1's `pids` and `memory` hierarchies; {} elsewhere (not root, or
+    cgroup v2 only: not done yet)."""
+    global _cgroup_parents
+    if _cgroup_parents is None:
+        found: dict[str, Path] = {}
+        if os.geteuid() == 0:
+            try:
+                lines = Path("/proc/self/cgroup").read_text().splitlines()
+            except OSError:
+                lines = []
+            for line in lines:
+                _, controllers, path = line.split(":", 2)
+                for controller in ("pids", "memory"):
+                    if controller in controllers.split(","):
+                        parent = Path("/sys/fs/cgroup", controller, path.lstrip("/"))
+                        if (parent / "cgroup.procs").exists() and os.access(parent, os.W_OK):
+                            found[controller] = parent
+                            _sweep_cgroups(parent)
+        _cgroup_parents = found
+    return _cgroup_parents
+
+
+def _sweep_cgroups(parent: Path) -> None:
+    """Remove the bots' cgroups a killed referee left under `parent`: empty ones (rmdir fails
+    on one with a process) made over a minute ago (a fresh one waits for its bot's shell)."""
+    try:
+        entries = [e for e in os.scandir(parent) if e.name.startswith(CGROUP_PREFIX)]
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if time.time() - entry.stat(follow_symlinks=False).st_mtime > 60:
+                os.rmdir(entry.path)
+        except OSError:
+            pass
 
 
 def _lease_uid() -> tuple[int, int]:
