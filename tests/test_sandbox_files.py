@@ -229,3 +229,28 @@ def test_a_fork_bomb_is_stopped_during_the_match_where_bots_get_cgroups(monkeypa
         assert_held(log, "forkbomb")
     finally:
         shutil.rmtree(folder)
+
+
+def test_where_user_namespaces_are_off_the_sandbox_refuses_in_one_line(monkeypatch):
+    # A bwrap that fails as it does without user namespaces (and works without one): no
+    # fallback to a sandbox without a user namespace, as root too (7a906d8 fell back as root).
+    from referee.errors import UsageError
+
+    fake = open_folder("fake-bwrap-")  # run as the bots' uid, as root
+    monkeypatch.setattr(sandbox_mod, "_probe", None)
+    (fake / "bwrap").write_text("#!/bin/sh\nfor a; do [ \"$a\" = --unshare-user ] || continue\n"
+                                "echo 'bwrap: No permissions to creating new namespace' >&2; exit 1; done\n")
+    (fake / "bwrap").chmod(0o755)
+    for tool in ("setpriv", "true"):
+        if shutil.which(tool):
+            (fake / tool).symlink_to(shutil.which(tool))
+    monkeypatch.setenv("PATH", str(fake))
+    try:
+        with pytest.raises(UsageError) as caught:
+            sandbox_mod.require("bwrap")
+        assert not sandbox_mod.available()
+    finally:
+        shutil.rmtree(fake)
+        sandbox_mod._probe = None  # the real machine's again, for later tests
+    message = str(caught.value)
+    assert "\n" not in message and "No permissions to creating new namespace" in message
