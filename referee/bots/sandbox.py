@@ -31,7 +31,11 @@ A sandboxed bot sees only what it is given, never the referee's machine minus a 
   tournament's folder, another entrant's), is not shown whole: only the files named on its
   command line are;
 - **a clean environment**: PATH, locale and terminal variables, HOME/TMPDIR, and what the
-  caller set explicitly for this bot; nothing else of the referee's (REFEREE_DEAL_KEY least).
+  caller set explicitly for this bot; nothing else of the referee's (REFEREE_DEAL_KEY least);
+- **resources of its own**: its scratch's tmpfs is capped (`fsize_mb`); where the referee may
+  make cgroups (root, cgroup v1's pids and memory controllers) the bot runs in cgroups of its
+  own, entered before bwrap starts: a cap on its tasks (a fork bomb fails to fork) and on its
+  memory in all, scratch included. Elsewhere the rlimits (referee.bots.limits) are all there is.
 
 `sandbox = "bwrap"` where bwrap is missing or cannot build a sandbox here is an error that says
 how to install it, never a silent run without the sandbox.
