@@ -605,6 +605,11 @@ def require(sandbox: str, what: str = "--sandbox bwrap") -> None:
 
     check(sandbox)
     if sandbox == "bwrap":
+        if os.geteuid() == 0:
+            try:
+                uid_range()
+            except ValueError as exc:
+                raise UsageError(f"{what}: {exc}") from None
         reason = unavailable_reason()
         if reason is not None:
             raise UsageError(f"{what}: {reason}")
