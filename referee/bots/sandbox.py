@@ -44,6 +44,7 @@ how to install it, never a silent run without the sandbox.
 from __future__ import annotations
 
 import atexit
+import errno
 import fcntl
 import os
 import shutil
@@ -233,17 +234,24 @@ class Box:
         """The bot is dead: remove its cgroups, release its uid; never raises."""
         self.started()
         cgroups, self.cgroups = self.cgroups, []
+        # Its last processes may still be exiting (killed with the sandbox): a moment for them.
+        deadline = time.monotonic() + CGROUP_WAIT_S
         for path in cgroups:
-            try:
-                path.rmdir()
-            except OSError:
-                pass
+            while True:
+                try:
+                    path.rmdir()
+                    break
+                except OSError as exc:
+                    if exc.errno != errno.EBUSY or time.monotonic() > deadline:
+                        break  # left to a later run's sweep
+                    time.sleep(0.01)
         lease, self._lease = self._lease, None
         if lease is not None:
             os.close(lease)  # closing the file releases its flock
 
 
 CGROUP_PREFIX = "referee-bot-"
+CGROUP_WAIT_S = 2.0  # the longest a closed bot's cgroups wait for its last processes to exit
 _cgroup_parents: dict[str, Path] | None = None
 
 
