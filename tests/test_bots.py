@@ -23,6 +23,7 @@ from referee.match import make_players
 from referee.players import Strategy, StrategyPlayer
 from referee.plugins import load_registry
 from referee.runner import Limits, Seat, run_match
+from botpython import BOT_PYTHON, open_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS_DIR = ROOT / "bots"
@@ -38,12 +39,13 @@ def registry():
 
 
 @pytest.fixture(scope="module")
-def c_bot(tmp_path_factory) -> Path:
+def c_bot() -> Path:
     """The C bot, built the way its README says: `make` (or the one cc line without make)."""
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if cc is None:
         pytest.skip("no C compiler on this machine")
-    binary = tmp_path_factory.mktemp("cbot") / "bot"
+    folder = open_folder("cbot-")  # readable by the bot's own uid when run as root
+    binary = folder / "bot"
     if shutil.which("make"):
         command = ["make", "-s", "-C", str(BOTS_DIR / "c"), f"BIN={binary}", f"CC={cc}",
                    "CFLAGS=-O2 -std=c99 -Wall -Wextra -pedantic -Werror"]
@@ -52,15 +54,16 @@ def c_bot(tmp_path_factory) -> Path:
                    str(BOTS_DIR / "c" / "bot.c"), str(BOTS_DIR / "c" / "json.c")]
     proc = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return binary
+    yield binary
+    shutil.rmtree(folder)
 
 
 @pytest.fixture(scope="module")
 def commands(request) -> dict[str, list[str]]:
     """Each bot's command line (argv), as its file's header says to run it."""
     out = {
-        "python-random": [sys.executable, str(BOTS_DIR / "python" / "random_bot.py")],
-        "python-smart": [sys.executable, str(BOTS_DIR / "python" / "smart_bot.py")],
+        "python-random": [BOT_PYTHON, str(BOTS_DIR / "python" / "random_bot.py")],
+        "python-smart": [BOT_PYTHON, str(BOTS_DIR / "python" / "smart_bot.py")],
     }
     node = shutil.which("node")
     if node is not None:

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from botpython import BOT_PYTHON
 
 ROOT = Path(__file__).resolve().parent.parent
-BOT = f"{sys.executable} bots/python/random_bot.py"
+BOT = f"{BOT_PYTHON} bots/python/random_bot.py"
 
 
 def referee(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -93,7 +94,7 @@ def test_a_bots_text_is_printed_as_it_is_never_read_as_markup(tmp_path):
 
     script = json.dumps({"ready": '{"type":"ready","name":"[/]x[bold]"}',
                          "acts": [['{"type":"[/]"}'], ["[/] not json"]]})
-    argv = [sys.executable, "tests/bots/scripted.py", script]
+    argv = [BOT_PYTHON, "tests/bots/scripted.py", script]
     proc = referee("play", "maumau", "-p", shlex.join(argv), "-p", "random", "--seed", "3", "--max-faults", "5",
                    "--out", str(tmp_path / "m.jsonl"))
     assert proc.returncode == 0, proc.stderr
@@ -116,7 +117,7 @@ def test_play_to_an_unwritable_replay_is_one_line_and_exit_2(tmp_path, where, me
 def test_play_keeps_each_replays_bot_logs_apart(tmp_path):
     # <replay stem>.seat<N>.log: the whole stem, so two dated replays don't share one log (the echo
     # bot copies its input to stderr: a log is made only for a bot that writes there)
-    echo = f"{sys.executable} tests/bots/echo.py"
+    echo = f"{BOT_PYTHON} tests/bots/echo.py"
     for day in ("01", "02"):
         assert referee("play", "maumau", "-p", "random", "-p", echo, "--seed", "1",
                        "--out", str(tmp_path / f"m.2024-01-{day}.jsonl.gz")).returncode == 0
@@ -230,7 +231,7 @@ def test_an_empty_plugins_dir_or_one_after_the_command_loads_nothing(tmp_path):
     for args in (["--plugins-dir", "", "games"], ["--plugins-dir=", "games"]):
         proc = referee(*args, cwd=tmp_path)
         assert proc.returncode == 2 and "--plugins-dir is empty" in proc.stderr, proc.stderr
-    proc = referee("validate", "maumau", "--seeds", "1", "--", sys.executable, str(ROOT / "bots/python/random_bot.py"),
+    proc = referee("validate", "maumau", "--seeds", "1", "--", BOT_PYTHON, str(ROOT / "bots/python/random_bot.py"),
                    "--plugins-dir", ".", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert not marker.exists()

@@ -17,12 +17,13 @@ from pathlib import Path
 import pytest
 
 from referee.bots import sandbox
+from botpython import BOT_PYTHON
 
 needs_example = pytest.mark.skipif(importlib.util.find_spec("referee_crazy_eights") is None,
                                    reason="the example game is not installed (pip install -e examples/crazy_eights)")
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "crazy_eights"
-BOT = f"{sys.executable} bots/python/random_bot.py"  # plays by index: any game
+BOT = f"{BOT_PYTHON} bots/python/random_bot.py"  # plays by index: any game
 
 
 def referee(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -97,7 +98,7 @@ def test_replay_html_writes_the_viewer(replay, tmp_path):
 @pytest.mark.parametrize("mode", ["none", pytest.param("bwrap", marks=pytest.mark.skipif(
     not sandbox.available(), reason=f"no bubblewrap sandbox here: {sandbox.unavailable_reason()}"))])
 def test_validate_passes_the_example_bot(mode):
-    proc = referee("validate", "crazy_eights", "--sandbox", mode, "--", sys.executable, "bots/python/random_bot.py")
+    proc = referee("validate", "crazy_eights", "--sandbox", mode, "--", BOT_PYTHON, "bots/python/random_bot.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "PASSED: no fault in any match" in proc.stdout
 

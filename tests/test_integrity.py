@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from botpython import BOT_PYTHON
 from referee.bots import sandbox as sandbox_mod
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +35,7 @@ needs_bwrap = pytest.mark.skipif(not sandbox_mod.available(), reason="bubblewrap
 
 
 def attack(name: str, *args: str) -> str:
-    return " ".join([sys.executable, str(BOTS / f"attack_{name}.py"), *args])
+    return " ".join([BOT_PYTHON, str(BOTS / f"attack_{name}.py"), *args])
 
 
 def reports(log: str) -> dict[str, list[tuple[bool, str]]]:
@@ -113,7 +114,9 @@ def attacks(out: Path, socket_path: str) -> dict[str, tuple[str, tuple[str, ...]
     secret = [str(out / "m.jsonl"), str(out / "protocol.log"), str(out / "m.seat2.log"),
               str(out / "journal.jsonl"), str(out / "deal.key")]
     return {
-        "deal": (attack("deal", "--tournament-seed", "2026"), ("deal",)),
+        # the public code it rebuilds deals with: the checkout, given on its command line (a bot
+        # sees only its own files and what its command names)
+        "deal": (attack("deal", "--tournament-seed", "2026", "--code", str(ROOT / "pyproject.toml")), ("deal",)),
         "env": (attack("env", TOKEN, KEY), ("env",)),
         "files": (attack("files", *secret), ("read", "scratch")),
         "sockets": (attack("sockets", socket_path), ("sockets", "fds")),
@@ -232,9 +235,9 @@ def test_every_attack_fails_in_a_tournament_at_concurrency_2(visible_out, canary
 
 
 @needs_bwrap
-def test_a_bot_cannot_see_the_scratch_of_a_bot_of_another_worker(tmp_path, monkeypatch):
-    # Two bots alive at once, under two scratch roots (as two worker processes had: each hid only
-    # its own root). The second looks for the first one's marker file.
+def test_a_bot_cannot_see_the_scratch_of_a_bot_alive_beside_it(tmp_path):
+    # Two bots alive at once (as in two worker processes): each scratch is a tmpfs of its own
+    # sandbox. The second looks for the first one's marker file.
     from referee.players import Hello
     from referee.bots.player import SubprocessPlayer
 
@@ -242,14 +245,11 @@ def test_a_bot_cannot_see_the_scratch_of_a_bot_of_another_worker(tmp_path, monke
     players = []
     try:
         for k in range(2):
-            (tmp_path / f"root{k}").mkdir()
-            monkeypatch.setattr(sandbox_mod, "_scratch_root", tmp_path / f"root{k}")
             p = SubprocessPlayer(attack("files").split(), log_path=tmp_path / f"b{k}.log", sandbox="bwrap")
             assert p.start(hello) is None
             players.append(p)
         reply = players[1].act(1, {}, [{"draw": True}], 5000)  # it looks, and reports
         assert reply.fault is None
-        assert (tmp_path / "root0").is_dir() and any((tmp_path / "root0").iterdir())  # the first's file is there
     finally:
         for p in players:
             p.close()
@@ -376,7 +376,7 @@ def nobody_out(canary_socket):
 
 
 def _system_python(command: str) -> str:
-    return command.replace(sys.executable, "/usr/bin/python3", 1)
+    return command.replace(BOT_PYTHON, "/usr/bin/python3", 1)
 
 
 @needs_bwrap
@@ -407,7 +407,7 @@ def test_every_attack_fails_as_an_unprivileged_user_in_validate_and_a_tournament
         assert proc.returncode == 0 and report["passed"] and report["sandbox"]["used"], (name, report["faults"])
     tour_out = out / "t"
     path = _tournament(tour_out, canary_socket)
-    path.write_text(path.read_text().replace(sys.executable, "/usr/bin/python3"))
+    path.write_text(path.read_text().replace(BOT_PYTHON, "/usr/bin/python3"))
     os.chown(path, 65534, 65534)
     proc = _as_nobody(["tournament", str(path)], out)
     assert proc.returncode == 0, proc.stderr

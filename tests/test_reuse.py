@@ -41,6 +41,7 @@ from referee.tournament.run import JOURNAL
 from referee.tournament.config import REUSE_MATCHES, load_tournament
 
 from procs import running
+from botpython import BOT_PYTHON, open_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"
@@ -115,10 +116,12 @@ HELLO = re.compile(r"hello pid=((\d+)\.\w+) match=(\S+) n=(\d+)")  # process (pi
 
 
 @pytest.fixture
-def reuser(tmp_path) -> Path:
-    path = tmp_path / "reuser_bot.py"
+def reuser() -> Path:
+    folder = open_folder("reuser-")  # readable by the bot's own uid when run as root
+    path = folder / "reuser_bot.py"
     path.write_text(REUSER)
-    return path
+    yield path
+    shutil.rmtree(folder)
 
 
 def tournament(tmp_path: Path, bot: Path, *modes: str, seeds: int = 4, duplicate: bool = False,
@@ -138,7 +141,7 @@ viewers = false
 {limits}
 [[entrants]]
 name = "bot"
-command = "{sys.executable} {bot} {' '.join(modes)}"
+command = "{BOT_PYTHON} {bot} {' '.join(modes)}"
 {entrants}
 [[entrants]]
 strategy = "random"
@@ -198,7 +201,7 @@ def test_a_bot_that_declares_reuse_gets_the_next_hello_and_ids_start_again(tmp_p
     (its `end` line there, or at the head of the next match's: the referee does not wait for a
     kept bot after `end`, docs/protocol.md, "Logs")."""
     pool = BotPool(2, 100)
-    seats = [Seat("bot", "command", f"{sys.executable} {reuser}"), Seat("random", "strategy", "random")]
+    seats = [Seat("bot", "command", f"{BOT_PYTHON} {reuser}"), Seat("random", "strategy", "random")]
     try:
         for seed in (1, 2):
             players = make_players(MAUMAU, {"target": 10}, seed, seats, REGISTRY, Limits(), tmp_path, f"m{seed}")
@@ -274,7 +277,7 @@ def test_in_the_play_order_kept_processes_play_most_seats(tmp_path):
     in the order a run starts them through one pool, as a worker plays them: each entrant needs
     only a process per seating (it plays that seating's every seed), the least a process that
     never plays a deal twice allows; every other seat is played by a kept process."""
-    bots = "".join(f'[[entrants]]\nname = "{name}"\ncommand = "{sys.executable} {BOTS / "python" / name}.py"\n'
+    bots = "".join(f'[[entrants]]\nname = "{name}"\ncommand = "{BOT_PYTHON} {BOTS / "python" / name}.py"\n'
                    for name in ("random_bot", "smart_bot"))
     path = tmp_path / "t.toml"
     path.write_text(f'seed = 7\nseeds = 6\nduplicate = true\nconcurrency = 1\n{bots}'
@@ -308,7 +311,7 @@ def test_in_the_play_order_kept_processes_play_most_seats(tmp_path):
 def test_a_process_that_has_played_every_deal_of_its_entrant_is_ended_not_kept(tmp_path, reuser):
     """Told the deals of the run (`reuse_pool`), the pool ends a process once it has played them
     all, as it ends the oldest idle one: it could play nothing more."""
-    seats = [Seat("bot", "command", f"{sys.executable} {reuser}"), Seat("random", "strategy", "random")]
+    seats = [Seat("bot", "command", f"{BOT_PYTHON} {reuser}"), Seat("random", "strategy", "random")]
     pool = BotPool(2, 100, deals={"bot": {("maumau", 1), ("maumau", 2)}})
     for seed in (1, 2):
         players = make_players(MAUMAU, {"target": 10}, seed, seats, REGISTRY, Limits(), tmp_path, f"m{seed}")
@@ -325,7 +328,7 @@ def test_a_process_never_sits_at_two_seats_at_once(tmp_path, reuser):
     """Two seats of the same command: two processes, even with only one kept; and a kept
     process stays its entrant's."""
     pool = BotPool(4, 100)
-    command = f"{sys.executable} {reuser}"
+    command = f"{BOT_PYTHON} {reuser}"
     one = [Seat("bot", "command", command), Seat("random", "strategy", "random")]
     two = [Seat("bot#0", "command", command), Seat("bot#1", "command", command)]
     pids = []
@@ -340,7 +343,7 @@ def test_a_process_never_sits_at_two_seats_at_once(tmp_path, reuser):
 
     out = tmp_path / "o"  # two entrants with the same command line: never one process for both
     path = tournament(tmp_path, reuser, seeds=3, players=3,
-                      entrants=f'[[entrants]]\nname = "twin"\ncommand = "{sys.executable} {reuser}"\n')
+                      entrants=f'[[entrants]]\nname = "twin"\ncommand = "{BOT_PYTHON} {reuser}"\n')
     records = play(path, out)
     seats = seated(out)
     entrant_of: dict[str, set[str]] = {}
@@ -395,7 +398,7 @@ def test_the_seats_of_a_match_are_checked_in_one_pass_over_proc(tmp_path, reuser
     real = pool_module.Snapshot
     monkeypatch.setattr(pool_module, "Snapshot", lambda since: passes.append(since) or real(since))
     pool = BotPool(4, 100)
-    clean, forker = f"{sys.executable} {reuser}", f"{sys.executable} {reuser} fork@1"
+    clean, forker = f"{BOT_PYTHON} {reuser}", f"{BOT_PYTHON} {reuser} fork@1"
     seats = [Seat("a", "command", clean), Seat("b", "command", clean), Seat("c", "command", forker)]
     keys = [("a",), ("b",), ("c",)]
     pids = []
@@ -482,8 +485,8 @@ def test_standings_are_the_same_with_and_without_reuse(tmp_path):
     timing fields, the same standings."""
     cc = shutil.which("cc")
     c_bot = tmp_path / "cbot"
-    entrants = [("random-bot", f"{sys.executable} {BOTS / 'python' / 'random_bot.py'}"),
-                ("smart-bot", f"{sys.executable} {BOTS / 'python' / 'smart_bot.py'}")]
+    entrants = [("random-bot", f"{BOT_PYTHON} {BOTS / 'python' / 'random_bot.py'}"),
+                ("smart-bot", f"{BOT_PYTHON} {BOTS / 'python' / 'smart_bot.py'}")]
     if shutil.which("node"):
         entrants.append(("js-bot", f"{shutil.which('node')} {BOTS / 'javascript' / 'bot.js'}"))
     if cc is not None:
@@ -522,13 +525,15 @@ def test_a_reused_sandboxed_bot_sees_no_outputs_and_keeps_only_its_own_scratch(t
     """In its later matches too the journal and the replays are out of sight; its scratch
     directory carries over between its matches (documented), and goes with the process."""
     out = tmp_path / "o"
-    bots = tmp_path / "bots"
-    bots.mkdir()
+    bots = open_folder("reuse-bots-")  # readable by the bot's own uid when run as root
     bot = bots / reuser.name
     shutil.copy(reuser, bot)
     path = tournament(tmp_path, bot, "peek", seeds=3, limits='sandbox = "bwrap"',
                       entrants=f'env = {{ OUTPUTS = "{out.resolve()}" }}')
-    records = play(path, out)
+    try:
+        records = play(path, out)
+    finally:
+        shutil.rmtree(bots)
     assert all(r["faults"] == [0, 0] for r in records)
     assert len(by_pid(records, out)) == 1
     logs = [(out / "replays" / f"{r['key']}.seat{r['seats'].index('bot')}.log").read_text() for r in records]
@@ -541,16 +546,16 @@ def test_a_reused_sandboxed_bot_sees_no_outputs_and_keeps_only_its_own_scratch(t
 @needs_bwrap
 def test_the_scratch_directory_of_a_kept_process_is_removed_when_it_ends(tmp_path, reuser):
     pool = BotPool(2, 100)
-    seats = [Seat("bot", "command", f"{sys.executable} {reuser}"), Seat("random", "strategy", "random")]
+    seats = [Seat("bot", "command", f"{BOT_PYTHON} {reuser}"), Seat("random", "strategy", "random")]
     limits = Limits(sandbox="bwrap")
     players = make_players(MAUMAU, {"target": 10}, 1, seats, REGISTRY, limits, tmp_path / "logs", "m1")
     players = pool.seat(players, [("bot",), None], ("maumau", 1))
     bot = players[0]
     assert isinstance(bot, SubprocessPlayer)
     run_match(MAUMAU, {"target": 10}, 1, seats, players, limits)
-    assert bot.kept and bot.sandboxed and bot.scratch is not None and bot.scratch.is_dir()
+    assert bot.kept and bot.sandboxed and bot.scratch is not None  # its sandbox (and scratch) held
     pool.close()
-    assert not bot.running() and not bot.scratch.exists()
+    assert not bot.running() and bot.scratch is None  # the sandbox gone, its tmpfs scratch with it
 
 
 # -- the tournament file, kill and resume -------------------------------------------------------

@@ -19,6 +19,7 @@ from referee.cli import app
 from referee.plugins import load_registry
 from referee.runner import Limits
 from referee.validate import battery, references, run_validation, table_sizes
+from botpython import BOT_PYTHON
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -34,7 +35,7 @@ def referee(*args: str) -> subprocess.CompletedProcess:
 
 def test_the_example_bot_passes_and_the_report_is_printed(tmp_path):
     out = tmp_path / "report.json"
-    proc = referee("validate", "maumau", "--json", str(out), "--", sys.executable, RANDOM_BOT)
+    proc = referee("validate", "maumau", "--json", str(out), "--", BOT_PYTHON, RANDOM_BOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = proc.stdout
     for heading in ("Protocol conformance", "handshake", "ids", "framing", "Faults: none", "Move time: p50",
@@ -78,7 +79,7 @@ def test_the_battery_covers_every_variant_table_size_seat_and_reference():
 
 @pytest.mark.parametrize("game", ["presidente", "mayor"])
 def test_other_games_validate_too(game):
-    report = run_validation(REGISTRY.games[game], REGISTRY, [sys.executable, RANDOM_BOT], Limits(move_ms=2000))
+    report = run_validation(REGISTRY.games[game], REGISTRY, [BOT_PYTHON, RANDOM_BOT], Limits(move_ms=2000))
     assert report["passed"], report["faults"]
     assert report["matches"]["played"] == report["matches"]["planned"] == 4 * len(REGISTRY.games[game].variants())
 
@@ -113,7 +114,7 @@ def test_each_hostile_bot_fails_with_its_fault_named(tmp_path, name, options, ki
         options = ["--move-ms", "10000", "--start-ms", "10000", *options]
     result = CliRunner().invoke(app, ["validate", "maumau", "--move-ms", "300", "--start-ms", "800",
                                       "--max-failed", "1", "--json", str(out), "--sandbox", "none", *options,
-                                      "--out", str(tmp_path / "kept"), "--", sys.executable, str(BOTS / f"{name}.py")])
+                                      "--out", str(tmp_path / "kept"), "--", BOT_PYTHON, str(BOTS / f"{name}.py")])
     assert result.exit_code == 1, result.output
     report = json.loads(out.read_text())
     assert report["passed"] is False
@@ -138,7 +139,7 @@ def test_each_hostile_bot_fails_with_its_fault_named(tmp_path, name, options, ki
 def test_the_escaping_bot_fails_under_the_sandbox(tmp_path):
     outside = tmp_path / "outside.txt"
     result = CliRunner().invoke(app, ["validate", "maumau", "--sandbox", "bwrap", "--max-failed", "1", "--json", "-",
-                                      "--out", str(tmp_path / "kept"), "--", sys.executable, str(BOTS / "escape.py"),
+                                      "--out", str(tmp_path / "kept"), "--", BOT_PYTHON, str(BOTS / "escape.py"),
                                       "9", str(outside), str(tmp_path / "nothing-here")])
     assert result.exit_code == 1, result.output
     report = json.loads(result.stdout[result.stdout.index("{"):])
@@ -150,7 +151,7 @@ def test_the_escaping_bot_fails_under_the_sandbox(tmp_path):
 
 def test_json_to_stdout_is_only_json(tmp_path):
     result = CliRunner().invoke(app, ["validate", "presidente", "--json", "-", "--max-failed", "1",
-                                      "--out", str(tmp_path / "kept"), "--", sys.executable, str(BOTS / "garbage.py")])
+                                      "--out", str(tmp_path / "kept"), "--", BOT_PYTHON, str(BOTS / "garbage.py")])
     assert result.exit_code == 1
     report = json.loads(result.stdout[result.stdout.index("{"):])
     assert report["faults"]["by_kind"]["invalid"]["count"] == 1
@@ -170,7 +171,7 @@ def test_usage_errors_exit_2(args, message):
     assert message in proc.stderr
 
 
-LATE_CRASHER = [sys.executable, str(BOTS / "late_crasher.py")]  # crashes in seat 1 at its 6th act
+LATE_CRASHER = [BOT_PYTHON, str(BOTS / "late_crasher.py")]  # crashes in seat 1 at its 6th act
 
 
 def _moves(path: Path) -> list[tuple]:
@@ -247,7 +248,7 @@ def test_the_default_directory_is_fresh_under_matches_and_a_pinned_key_is_never_
 
 def test_a_passing_bot_keeps_nothing(tmp_path):
     kept = tmp_path / "kept"
-    proc = referee("validate", "presidente", "--sandbox", "none", "--out", str(kept), "--", sys.executable, RANDOM_BOT)
+    proc = referee("validate", "presidente", "--sandbox", "none", "--out", str(kept), "--", BOT_PYTHON, RANDOM_BOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not kept.exists() and "Failing matches" not in proc.stdout
 
@@ -257,7 +258,7 @@ def test_out_must_be_a_new_or_empty_directory(tmp_path):
     (tmp_path / "full" / "x").write_text("")
     (tmp_path / "file").write_text("")
     for where, message in [("full", "is not empty"), ("file", "is not a directory")]:
-        proc = referee("validate", "maumau", "--out", str(tmp_path / where), "--", sys.executable, RANDOM_BOT)
+        proc = referee("validate", "maumau", "--out", str(tmp_path / where), "--", BOT_PYTHON, RANDOM_BOT)
         assert proc.returncode == 2 and message in proc.stderr, proc.stderr
         assert "matches played" not in proc.stdout
     assert sorted(p.name for p in (tmp_path / "full").iterdir()) == ["x"]

@@ -88,6 +88,8 @@ class SubprocessPlayer(Player):
         sandbox: str = "none",
         hide: Sequence[str | Path] | None = None,
         spin_us: int = 0,
+        home: str | Path | None = None,
+        shared: Sequence[str | Path] = (),
     ) -> None:
         self.argv = [os.fspath(a) for a in argv]
         self.log_path = Path(log_path) if log_path is not None else None
@@ -112,6 +114,10 @@ class SubprocessPlayer(Player):
         #: directories the sandboxed bot may not see (default: the directory of its log, where
         #: the replay and the other seats' logs are written)
         self.hide = list(hide) if hide is not None else ([self.log_path.parent] if self.log_path else [])
+        #: the sandboxed bot's own directory (shown whole, its working directory) and the
+        #: directories never shown whole (a tournament's folder, other entrants'): sandbox.wrap
+        self.home = home
+        self.shared = tuple(shared)
         #: (kind, detail) of misconduct that is no protocol fault: "stray-process", "stderr-flood"
         self.conduct: list[tuple[str, str]] = []
         #: the most matches one process may play ("Reusing a bot process", docs/protocol.md),
@@ -130,7 +136,8 @@ class SubprocessPlayer(Player):
         """The state of one bot process, before it starts (again, for a kept process that failed)."""
         #: the value of REFEREE_BOT_ID in every process of this bot
         self.bot_id = new_bot_id()
-        self.scratch: Path | None = None
+        #: the sandbox's hold on the running bot (its uid lease), None unsandboxed or once closed
+        self.scratch: _sandbox.Box | None = None
         #: whether the bot declared in `ready` that it can play several matches ("reuse": true)
         self.reusable = False
         #: matches this process was told `end` of, and their deals (see `deal`)
@@ -234,10 +241,16 @@ class SubprocessPlayer(Player):
             log = LazyLog(self.log_path, self._log_mode)  # made at the bot's first stderr byte
             self._log_mode = "wb"
         try:
-            argv, env, self.scratch, fds = command(self.argv, cwd=self.cwd, env=self.env, resources=self.resources,
-                                                   sandbox=self.sandbox, hide=self.hide, bot_id=self.bot_id)
+            argv, env, self.scratch = command(self.argv, cwd=self.cwd, env=self.env, resources=self.resources,
+                                              sandbox=self.sandbox, hide=self.hide, bot_id=self.bot_id,
+                                              home=self.home, shared=self.shared)
             self.sandboxed = self.scratch is not None
-            proc = BotProcess(argv, env, self.cwd, self.bot_id, self.sandboxed, fds)
+            try:
+                proc = BotProcess(argv, env, self.cwd, self.bot_id, self.sandboxed,
+                                  self.scratch.fds if self.scratch is not None else ())
+            finally:
+                if self.scratch is not None:
+                    self.scratch.started()  # bwrap holds its descriptors now; the referee keeps none
         except (OSError, ValueError, IndexError) as exc:  # missing or non-executable program, bad cwd...
             self._dead = Fault("crash", f"cannot start {self.argv[0] if self.argv else '(empty command)'}: {exc}")
             if log is not None:
@@ -381,7 +394,7 @@ class SubprocessPlayer(Player):
         keys): command line, working directory, environment, limits, sandbox, wire settings."""
         env = tuple(sorted(self.env.items())) if self.env is not None else None
         return (tuple(self.argv), os.fspath(self.cwd) if self.cwd is not None else None, env, self.resources,
-                self.sandbox, self.start_ms, self.max_line_bytes, self.grace_ms, self.stderr_cap,
+                self.sandbox, self.home, self.shared, self.start_ms, self.max_line_bytes, self.grace_ms, self.stderr_cap,
                 self.end_grace_ms, self.max_pending_bytes, self.spin_us)
 
     @property
@@ -502,7 +515,8 @@ class SubprocessPlayer(Player):
 
     def _drop_scratch(self) -> None:
         if self.scratch is not None:
-            _sandbox.remove_scratch(self.scratch)
+            self.scratch.close()  # its uid, free for another bot once this one is dead
+            self.scratch = None
 
     # -- faults --------------------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 from referee.bots import sandbox as _sandbox
 from referee.bots.family import (BOT_ID_VAR, Snapshot, family, kill_family, sandbox_strays, start_ticks,
                                  stdout_closed_in_sandbox)
-from referee.bots.limits import ResourceLimits, wrapper
+from referee.bots.limits import MB, ResourceLimits, wrapper
 
 STDERR_TAIL_BYTES = 2048  # stderr kept for fault records
 READ_CHUNK = 65536  # bytes per os.read of the bot's stderr
@@ -47,12 +47,13 @@ def _abs_path(path: str, cwd: str | Path | None) -> str:
 
 def command(argv: Sequence[str], *, cwd: str | Path | None, env: Mapping[str, str] | None,
             resources: ResourceLimits | None, sandbox: str, hide: Sequence[str | Path],
-            bot_id: str) -> tuple[list[str], dict[str, str], Path | None, tuple[int, ...]]:
-    """The full command line (limits wrapper, sandbox), the environment to start it with, the
-    sandbox's fresh scratch directory (None unsandboxed) and the descriptors to pass to it (the
-    sandbox's filter; `BotProcess` closes them). Raises FileNotFoundError for a program that is
+            bot_id: str, home: str | Path | None = None,
+            shared: Sequence[str | Path] = ()) -> tuple[list[str], dict[str, str], _sandbox.Box | None]:
+    """The full command line (limits wrapper, sandbox), the environment to start it with, and
+    the sandbox's `Box` (None unsandboxed: start the command with its `fds`, then call its
+    `started`; `close` it once the bot is dead). Raises FileNotFoundError for a program that is
     not there, OSError for a sandbox that cannot be used, IndexError for an empty command; no
-    scratch directory or descriptor is left behind then."""
+    box is left open then."""
     if not argv:
         raise IndexError("empty command")
     full_env = dict(env if env is not None else os.environ)
@@ -70,17 +71,23 @@ def command(argv: Sequence[str], *, cwd: str | Path | None, env: Mapping[str, st
             raise FileNotFoundError(f"{program} is not on PATH")
     full = wrapper(resources) + list(argv)
     if sandbox != "bwrap":
-        return full, full_env, None, ()
+        return full, full_env, None
     # bwrap itself starts with the bot's clean environment: its init (pid 1 inside) shows its
     # own environment to the bot.
-    scratch = _sandbox.new_scratch()
+    box = _sandbox.Box()
     try:
-        full_env = _sandbox.bot_env(env, scratch)
+        if resources is not None:
+            # Its processes (threads included) and memory in all, scratch included, where cgroups can be made.
+            pids = resources.nproc or _sandbox.PIDS_MAX
+            memory = (resources.memory_mb + resources.fsize_mb) * MB if resources.memory_mb > 0 else 0
+            box.confine(bot_id, pids, memory)
+        full_env = _sandbox.bot_env(env)
         full_env[BOT_ID_VAR] = bot_id
-        wrapped, fds = _sandbox.wrap(full, cwd, scratch, hide)
-        return wrapped, full_env, scratch, fds
+        # The scratch holds no more than the largest file the bot may write.
+        size = resources.fsize_mb if resources is not None else _sandbox.SCRATCH_MB
+        return _sandbox.wrap(full, cwd, box, hide, home, shared, size), full_env, box
     except BaseException:
-        _sandbox.remove_scratch(scratch)
+        box.close()
         raise
 
 
@@ -107,25 +114,21 @@ class BotProcess:
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str], cwd: str | Path | None,
                  bot_id: str, sandboxed: bool, pass_fds: Sequence[int] = ()) -> None:
-        """Start `argv` with stdin, stdout and stderr piped, and `pass_fds` (closed here once
-        it started or failed); raises OSError or ValueError if it cannot start (a missing or
-        non-executable program, a bad cwd)."""
-        try:
-            self.popen = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                cwd=cwd,
-                env=env,
-                close_fds=True,
-                pass_fds=tuple(pass_fds),
-                start_new_session=True,  # own session and process group: killpg reaches every child
-            )
-        finally:
-            for fd in pass_fds:
-                os.close(fd)
+        """Start `argv` with stdin, stdout and stderr piped (and `pass_fds` open: bwrap's);
+        raises OSError or ValueError if it cannot start (a missing or non-executable program,
+        a bad cwd)."""
+        self.popen = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            cwd=cwd,
+            env=env,
+            close_fds=True,
+            pass_fds=tuple(pass_fds),
+            start_new_session=True,  # own session and process group: killpg reaches every child
+        )
         #: the bot's process id, which is also its process group and session id
         self.pid = self.popen.pid
         self.bot_id = bot_id

@@ -191,18 +191,3 @@ def _compile() -> bytes:
         raise
     except OSError as exc:
         raise Unavailable(f"the system-call filter cannot be built: {exc}") from None
-
-
-def program_fd() -> int:
-    """A fresh descriptor holding the BPF program, at offset 0, for bwrap's `--seccomp FD`
-    (its own open file, so bots started at once do not share a read offset); close-on-exec:
-    pass it with `pass_fds`. Raises Unavailable."""
-    program = build()
-    fd = os.memfd_create("referee-seccomp", os.MFD_CLOEXEC)
-    try:
-        os.write(fd, program)
-        os.lseek(fd, 0, os.SEEK_SET)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd

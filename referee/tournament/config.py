@@ -43,6 +43,11 @@ class Entrant:
     move_ms: int | None = None
     start_ms: int | None = None
     games: tuple[str, ...] | None = None
+    #: its own directory (`dir`): what the sandbox shows of its files, and its working directory
+    dir: str | None = None
+    #: directories its sandbox never shows whole (the tournament's folder, the other entrants'
+    #: own directories): set by the run, not by the file (referee.bots.sandbox.wrap)
+    shared: tuple[str, ...] = ()
 
     @property
     def spec(self) -> str:
@@ -536,7 +541,7 @@ def _entrants(r: _Reader, data: dict, registry: Registry) -> dict[str, Entrant]:
         where = f"entrants[{i}]"
         if not isinstance(e, dict):
             raise r.fail(where, "a table", e)
-        allowed = ("name", "strategy", "command", "cwd", "env", "limits", "games")
+        allowed = ("name", "strategy", "command", "cwd", "dir", "env", "limits", "games")
         for key in e:
             if key not in allowed:
                 raise r.fail(f"{where}.{key}", f"one of {', '.join(allowed)} (unknown key)")
@@ -560,8 +565,18 @@ def _entrants(r: _Reader, data: dict, registry: Registry) -> dict[str, Entrant]:
                 if gname not in registry.games:
                     raise r.fail(f"{where}.games[{j}]", "an installed game", gname)
         cwd = r.get(e, "cwd", where, str, default=None)
+        own = r.get(e, "dir", where, str, default=None)
+        if own is not None:
+            if command is None:
+                raise r.fail(f"{where}.dir", "no 'dir' for a strategy (only a command has files)")
+            home = Path(os.path.abspath(r.path.parent / own))
+            if not home.is_dir():
+                raise r.fail(f"{where}.dir", "an existing directory", own)
+            if home in Path(os.path.abspath(r.path)).parents:
+                raise r.fail(f"{where}.dir", "a directory that does not hold the tournament file", own)
         if command is not None:
-            base = r.path.parent / cwd if cwd is not None else r.path.parent
+            default = r.path.parent / own if own is not None else r.path.parent  # its own directory, if it has one
+            base = r.path.parent / cwd if cwd is not None else default
             if cwd is not None and not base.is_dir():
                 raise r.fail(f"{where}.cwd", "an existing directory", cwd)
             try:
@@ -581,6 +596,7 @@ def _entrants(r: _Reader, data: dict, registry: Registry) -> dict[str, Entrant]:
             _positive(r, limits, "move_ms", f"{where}.limits", None) if "move_ms" in limits else None,
             _positive(r, limits, "start_ms", f"{where}.limits", None) if "start_ms" in limits else None,
             tuple(games) if games is not None else None,
+            str(home) if own is not None else None,
         )
     if not entrants:
         raise r.fail("entrants", "at least one [[entrants]] table")

@@ -40,6 +40,7 @@ import multiprocessing
 import multiprocessing.util
 import os
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -318,7 +319,8 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     seats = [Seat(e.name, "strategy" if e.strategy else "command", e.spec, e.move_ms) for e in chosen]
     commands = [
         None if e.strategy else {"cwd": e.cwd, "env": {**os.environ, **e.env} if e.env else None,
-                                 **({"start_ms": e.start_ms} if e.start_ms else {})}
+                                 **({"start_ms": e.start_ms} if e.start_ms else {}),
+                                 **({"home": e.dir} if e.dir else {}), **({"shared": e.shared} if e.shared else {})}
         for e in chosen
     ]
     relative = output.replay(spec.index, spec.key)
@@ -381,7 +383,7 @@ def reuse_keys(players: list[Any], chosen: list[Entrant], outputs: Path,
     """Per seat, the key of the bot process a BotPool may seat there (None: a fresh process
     only): the entrant and everything that makes its process, the outputs it may not see.
 
-    A sandboxed bot whose own files (working directory, scripts, interpreter) lie inside the
+    A sandboxed bot whose own files (its `dir`, scripts, interpreter) lie inside the
     output directory is never reused: its sandbox hides this match's replay and logs one by one,
     and another match's would be in sight."""
     from referee.bots.limits import wrapper
@@ -395,7 +397,8 @@ def reuse_keys(players: list[Any], chosen: list[Entrant], outputs: Path,
             continue
         if player.sandbox == "bwrap":
             workdir = Path(os.path.abspath(player.cwd if player.cwd is not None else os.getcwd()))
-            own = sandbox.own_paths(wrapper(player.resources) + player.argv, workdir)
+            home = Path(os.path.abspath(player.home)) if player.home is not None else None
+            own = sandbox.own_paths(wrapper(player.resources) + player.argv, workdir, home)
             if any(path == root or root in path.parents for path in own):
                 keys.append(None)
                 continue
@@ -735,7 +738,7 @@ def setup(config: TournamentConfig, key: sealing.DealKey) -> dict[str, Any]:
         entrants[name] = {
             "strategy": e.strategy, "command": e.command, "cwd": os.path.abspath(e.cwd) if e.cwd else None,
             "env": {var: f"{key.derive('env', var, value):064x}"[:16] for var, value in sorted(e.env.items())},
-            "move_ms": e.move_ms, "start_ms": e.start_ms,
+            "move_ms": e.move_ms, "start_ms": e.start_ms, **({"dir": e.dir} if e.dir else {}),
         }
     return {"version": SETUP_VERSION, "deal_key": key.id, "limits": limits, "entrants": entrants}
 
@@ -852,6 +855,8 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
     # Absolute working directories: a worker may run in another directory, or on another machine
     # where the same paths hold the same bots.
     entrants = {name: replace(e, cwd=os.path.abspath(e.cwd)) if e.cwd else e for name, e in config.entrants.items()}
+    if limits.sandbox == "bwrap":
+        entrants = own_views(entrants, config.path)
     workers = min(config.concurrency, len(todo))
     in_flight = InFlight(workers) if config.executor == "local" else None
     # The journal is opened once the backend is up: a scheduler that cannot be reached leaves no
@@ -1019,6 +1024,23 @@ def _remove_partials(out: Path) -> None:
     if replays.is_dir():
         for path in replays.rglob(".*.part-*"):
             path.unlink(missing_ok=True)
+
+
+def own_views(entrants: dict[str, Entrant], path: Path) -> dict[str, Entrant]:
+    """The entrants, each with the directories its sandbox never shows whole (`shared`): the
+    tournament file's folder and every other command entrant's own directory (its `dir`, else
+    its first script's directory: referee.bots.sandbox.home_of) but its own (entrants the
+    organiser put in one directory share it)."""
+    homes = {}
+    for name, e in entrants.items():
+        if e.command is not None:
+            workdir = Path(os.path.abspath(e.cwd or path.parent))
+            home = sandbox.home_of(shlex.split(e.command), workdir, Path(e.dir) if e.dir else None)
+            if home is not None:
+                homes[name] = str(home)
+    folder = os.path.abspath(path.parent)
+    return {name: replace(e, shared=(folder, *dict.fromkeys(h for h in homes.values() if h != homes.get(name))))
+            if e.command is not None else e for name, e in entrants.items()}
 
 
 @contextmanager

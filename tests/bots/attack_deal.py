@@ -18,6 +18,8 @@ from _attack import play, report
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--tournament-seed", type=int)
+parser.add_argument("--code", help="a file at the root of a checkout of the referee (the public code), "
+                    "named on the command line so that the sandbox shows its directory")
 args = parser.parse_args()
 hello = {}
 
@@ -40,12 +42,13 @@ def candidates(match_id):
 
 @functools.cache
 def games():
-    # The public code: the referee's own plugins, from the bot's working directory (a checkout)
+    # The public code: the referee's own plugins, from a checkout (--code, else the working directory)
     import site
 
-    for packages in glob.glob(os.path.join(os.getcwd(), ".venv", "lib", "python*", "site-packages")):
+    root = os.path.dirname(os.path.abspath(args.code)) if args.code else os.getcwd()
+    for packages in glob.glob(os.path.join(root, ".venv", "lib", "python*", "site-packages")):
         site.addsitedir(packages)  # its .pth files too (editable installs)
-    sys.path[:0] = [os.getcwd(), os.path.join(os.getcwd(), "plugins")]
+    sys.path[:0] = [root, os.path.join(root, "plugins")]
     from referee.plugins import load_registry
 
     return load_registry().games
