@@ -23,6 +23,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from botpython import BOT_PYTHON, open_folder
 from test_integrity import BOTS, ROOT, _as_nobody, _system_python, assert_held, needs_bwrap, reports, run
 
 from referee.bots import sandbox as sandbox_mod
@@ -104,25 +105,37 @@ def _denied_numbers() -> dict[str, int]:
     return {name: nr for name, nr in numbers.items() if nr >= 0}
 
 
-def _probe(tmp_path: Path, filtered: bool) -> dict:
-    """PROBE's answers from a sandboxed Python, with the filter or without it."""
+def _allow_all() -> bytes:
+    """A filter that lets every call through (the control: the same sandbox, no filter at work)."""
+    import tempfile
+
+    import pyseccomp
+
+    with tempfile.TemporaryFile() as out:
+        pyseccomp.SyscallFilter(pyseccomp.ALLOW).export_bpf(out)
+        out.seek(0)
+        return out.read()
+
+
+def _probe(tmp_path: Path, filtered: bool, monkeypatch: pytest.MonkeyPatch) -> dict:
+    """PROBE's answers from a sandboxed Python, with the filter or with one that allows all."""
     store, locked, script = tmp_path / "store.bin", tmp_path / "locked", tmp_path / "probe.py"
     script.write_text(PROBE)
-    scratch = sandbox_mod.new_scratch()
-    try:
-        argv, fds = sandbox_mod.wrap(["/usr/bin/python3", str(script), json.dumps(_denied_numbers()), str(store),
-                                      str(locked)], tmp_path, scratch)
+    script.chmod(0o644)
+    with monkeypatch.context() as patched:
+        if not filtered:
+            patched.setattr(seccomp, "build", _allow_all)
+        box = sandbox_mod.Box()
         try:
-            if not filtered:
-                at = argv.index("--seccomp")
-                argv = argv[:at] + argv[at + 2:]
-            proc = subprocess.run(argv, pass_fds=fds, env=sandbox_mod.bot_env(None), capture_output=True,
-                                  text=True, timeout=120)
+            argv = sandbox_mod.wrap(["/usr/bin/python3", str(script), json.dumps(_denied_numbers()), str(store),
+                                     str(locked)], tmp_path, box)
+            try:
+                proc = subprocess.run(argv, pass_fds=box.fds, env=sandbox_mod.bot_env(None), capture_output=True,
+                                      text=True, timeout=120)
+            finally:
+                box.started()
         finally:
-            for fd in fds:
-                os.close(fd)
-    finally:
-        sandbox_mod.remove_scratch(scratch)
+            box.close()
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -140,14 +153,19 @@ def _cached(path: Path) -> bool:
 
 
 @pytest.fixture
-def probe_files(tmp_path):
-    store = tmp_path / "store.bin"
+def probe_files():
+    """The probe's files, in a folder a bot's own uid may read (as root it runs as one)."""
+    folder = open_folder("seccomp-probe-")
+    store = folder / "store.bin"
     with open(store, "wb") as f:
         f.write(os.urandom(8 * PAGE))
         f.flush()
         os.fsync(f.fileno())  # clean pages: DONTNEED can drop them
-    (tmp_path / "locked").write_bytes(bytes(PAGE))
-    return tmp_path
+    (folder / "locked").write_bytes(bytes(PAGE))
+    for path in (store, folder / "locked"):
+        path.chmod(0o644)
+    yield folder
+    sandbox_mod.remove_scratch(folder)
 
 
 def test_the_allowlist_and_the_left_out_calls_do_not_overlap():
@@ -200,12 +218,12 @@ def test_the_other_abis_of_the_machine_fail_with_enosys():
 
 @needs_bwrap
 @x86_64
-def test_inside_the_sandbox_the_filter_holds_and_without_it_the_same_calls_run(probe_files):
+def test_inside_the_sandbox_the_filter_holds_and_without_it_the_same_calls_run(probe_files, monkeypatch):
     tmp_path = probe_files
     store = tmp_path / "store.bin"
     open(store, "rb").read()
     assert _cached(store)
-    got = _probe(tmp_path, filtered=True)
+    got = _probe(tmp_path, filtered=True, monkeypatch=monkeypatch)
     assert got["seccomp"] == "2"
     assert _cached(store), "an eviction from inside the sandbox took effect"
     assert {n: e for n, e in got["denied"].items() if e != errno.ENOSYS} == {}
@@ -220,10 +238,10 @@ def test_inside_the_sandbox_the_filter_holds_and_without_it_the_same_calls_run(p
     # the program's memfd is not left open: stdin, stdout, stderr and the listing's own descriptor
     assert len(got["fds"]) == 4, got["fds"]
 
-    # The control: the same sandbox without the filter.
+    # The control: the same sandbox, its filter allowing every call.
     open(store, "rb").read()
-    plain = _probe(tmp_path, filtered=False)
-    assert plain["seccomp"] == "0"
+    plain = _probe(tmp_path, filtered=False, monkeypatch=monkeypatch)
+    assert plain["seccomp"] == "2"  # a filter, which lets every call through: the calls below run
     assert not _cached(store)
     not_built = {"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module"}  # in some kernels
     assert {n for n, e in plain["denied"].items() if e == errno.ENOSYS} <= not_built
@@ -266,7 +284,7 @@ def shared():
 
 
 def _bot(name: str, *args: str) -> str:
-    return " ".join([sys.executable, str(BOTS / f"attack_{name}.py"), *args])
+    return " ".join([BOT_PYTHON, str(BOTS / f"attack_{name}.py"), *args])
 
 
 def _matches(shared: Path) -> list[list[str]]:
