@@ -330,6 +330,29 @@ def test_the_replay_writer_writes_a_lone_surrogate_as_its_escape(tmp_path):
     assert dumps_line({"a": "\ud800"}) == b'{"a":"\\ud800"}\n'
 
 
+def test_a_replay_holding_a_lone_surrogate_is_shown_and_verified_without_an_error(tmp_path):
+    # Defence in depth: were a lone surrogate to pass the entry (or a replay be written by hand),
+    # the writer, the terminal and HTML views and verify still work; it shows as its escape.
+    game = REGISTRY.game("maumau")
+    players = [StrategyPlayer(RandomLegal("maumau", s, {}, random.Random(s))) for s in range(2)]
+    run_match(game, resolve_config(game, {}, 2), 4, [Seat(f"r{s}", "strategy", "random") for s in range(2)], players,
+              replay=tmp_path / "clean.jsonl")
+    writer = ReplayWriter(tmp_path / "m.jsonl")
+    for record in load_replay(tmp_path / "clean.jsonl").records:
+        if record["type"] == "header":
+            record["players"][1]["bot"] = {"name": "x\ud800", "version": "\udfff"}
+        elif record["type"] == "move" and record["seat"] == 1:
+            record["debug"] = "why \ud800"
+        writer.write(record)
+    writer.close()
+    assert b"why \\ud800" in (tmp_path / "m.jsonl").read_bytes()
+    for args in (["replay", "m.jsonl"], ["replay", "m.jsonl", "--seat", "1"], ["verify", "m.jsonl"],
+                 ["replay", "m.jsonl", "--html", "m.html"]):
+        proc = referee(*args, cwd=tmp_path)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, (args, proc.stderr)
+    assert "why \\ud800" in referee("replay", "m.jsonl", cwd=tmp_path).stdout
+
+
 # -- real processes: play, validate, a tournament ----------------------------------------------------------
 
 
