@@ -14,8 +14,8 @@ Settled here (the protocol leaves it open):
 - A lone surrogate ("\\ud800": valid JSON, but no Unicode text, which no UTF-8 file can hold) is
   checked where it enters (issue 25): a line holding one anywhere (a value, a key, an unknown
   field) is `Invalid`, its parsed object kept (`Invalid.message`) for `ready`, whose text is made
-  `printable` instead. A line is decoded strictly as UTF-8, so one can only come from a `\\u`
-  escape: only a line holding "\\u" is searched (most bots write plain ASCII or UTF-8).
+  `printable` instead. A line is decoded strictly as UTF-8, so one can only come from an escape
+  ("\\udc00"): only a line holding one is searched (most bots write plain ASCII or UTF-8).
 """
 
 from __future__ import annotations
@@ -91,7 +91,9 @@ def parse(line: bytes) -> dict[str, Any] | None:
         raise Invalid("line is not JSON (nested too deeply)", text) from None
     if type(message) is not dict:
         raise Invalid("line is not a JSON object", text)
-    if line.find(b"\\u") >= 0:  # a surrogate can only come from an escape (the line is UTF-8)
+    # A surrogate can only come from an escape of one, \ud800 to \udfff (the line is UTF-8).
+    # `92 in line` (a backslash) first: the usual line has none, and it costs a tenth of a search.
+    if 92 in line and _SURROGATE_ESCAPE.search(line) is not None:
         where = lone_surrogate(message)
         if where is not None:
             raise Invalid(f"{where} holds a lone surrogate, which is not Unicode text", text, message)
@@ -99,6 +101,7 @@ def parse(line: bytes) -> dict[str, Any] | None:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 def lone_surrogate(message: dict[str, Any]) -> str | None:
