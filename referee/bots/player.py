@@ -30,8 +30,11 @@ Hostile bots (docs/security.md):
   (`referee.bots.family`); stderr is read to its end for about a second at most, even while an
   escaped descendant holds the pipe.
 - Conduct that is no protocol fault is noted in `conduct` (and in the log): processes still
-  running after `end` and its grace period, stderr beyond the log cap. `referee validate`
-  reports them; a match is not affected.
+  running after `end` and its grace period, stderr beyond the log cap, text in `ready` that is
+  no printable text (replaced by U+FFFD: `unprintable`). `referee validate` reports them; a
+  match is not affected.
+- Text that is no Unicode (a lone surrogate, referee.bots.messages) anywhere in any other line
+  is `invalid`: nothing a bot sends can later fail to be written (issue 25).
 
 Reuse (docs/protocol.md, "Reusing a bot process"): leased from a `BotPool`, a bot that declared
 `"reuse": true` keeps its stdin open after a clean `end` (`keepable`); `rebind` readies it for
