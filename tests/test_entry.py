@@ -14,7 +14,9 @@ tests/bots/attack_unicode.py as a real process in `play`, `validate` and a small
 from __future__ import annotations
 
 import json
+import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from referee.bots import sandbox as sandbox_mod
 from referee.bots.messages import NAME_CAP, Invalid, lone_surrogate, parse, printable
 from referee.bots.mock import MockPlayer
 from referee.config import resolve_config
@@ -42,6 +45,7 @@ HONEST = f"{sys.executable} {ROOT / 'bots' / 'python' / 'random_bot.py'}"
 REGISTRY = load_registry()
 HELLO = Hello("pick", 0, 2, ["mock", "other"], {}, "pick-0001", {"move_ms": 1000, "start_ms": 5000,
                                                                   "max_line_bytes": 65536})
+needs_bwrap = pytest.mark.skipif(not sandbox_mod.available(), reason="bubblewrap cannot build a sandbox here")
 UNPRINTABLE = {"Cc", "Cf", "Cs", "Zl", "Zp"}  # docs/protocol.md: what a name may not hold
 MAX_LINE = 2048  # the fuzzed matches' line cap: overlong lines come cheap
 FUZZ = settings(max_examples=60, deadline=None, derandomize=True, database=None,
@@ -376,6 +380,36 @@ def test_play_finishes_with_the_replay_written_and_the_bot_faulted(tmp_path):
     log = (tmp_path / "m.seat1.log").read_text()
     assert ("[referee] ready's name held 4 characters that are not printable text "
             "(U+D800, U+001B, U+202E, U+000A)") in log
+
+
+def _check_sandboxed_play(out: Path, proc: subprocess.CompletedProcess) -> None:
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    records = [json.loads(line) for line in (out / "m.jsonl").read_bytes().decode("utf-8").split("\n")[:-1]]
+    assert records[0]["players"][1]["bot"]["name"] == "evil\ufffd\ufffd[2J\ufffd\ufffd"
+    assert records[-1]["faults"] == [0, 1, 0] and records[-1]["fault_log"][0]["kind"] == "invalid"
+
+
+@needs_bwrap
+def test_play_in_the_sandbox_finishes_as_root(tmp_path):
+    # The sandbox does not matter (the bot only prints), but it is how bots run in a contest.
+    proc = referee("play", "maumau", "-p", "random", "-p", f"{ATTACK} ready debug", "-p", HONEST, "--seed", "3",
+                   "--sandbox", "bwrap", "--out", str(tmp_path / "m.jsonl"), cwd=ROOT)
+    _check_sandboxed_play(tmp_path, proc)
+
+
+@needs_bwrap
+def test_play_in_the_sandbox_finishes_as_an_unprivileged_user():
+    from test_integrity import _as_nobody  # the suite's way to run the referee as nobody
+
+    out = Path(tempfile.mkdtemp(prefix="referee-entry-"))
+    os.chown(out, 65534, 65534)
+    try:
+        proc = _as_nobody(["play", "maumau", "-p", "random", "-p", f"/usr/bin/python3 {ATTACK.split()[1]} ready debug",
+                           "-p", f"/usr/bin/python3 {HONEST.split()[1]}", "--seed", "3", "--sandbox", "bwrap",
+                           "--out", str(out / "m.jsonl")], out)
+        _check_sandboxed_play(out, proc)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def test_play_with_only_an_unprintable_ready_plays_on_without_a_fault(tmp_path):
