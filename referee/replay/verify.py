@@ -127,8 +127,8 @@ def load_replay(path: str | Path) -> Replay:
         raise UsageError(f"{path}: cannot read it as a replay ({exc})") from None
     records: list[dict[str, Any]] = []
     lines: list[int] = []
-    # JSON Lines end at "\n" only: str.splitlines also splits at U+2028, U+0085..., which a JSON
-    # string holds raw (a bot's debug text, a quoted line: issue 25)
+    # lines end at "\n" only, as written: str.splitlines would also cut at U+2028 and the like,
+    # which JSON strings (a bot's debug text) may hold unescaped
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
