@@ -42,6 +42,9 @@ from referee_strategies.basic import RandomLegal
 ROOT = Path(__file__).resolve().parent.parent
 ATTACK = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'attack_unicode.py'}"
 HONEST = f"{sys.executable} {ROOT / 'bots' / 'python' / 'random_bot.py'}"
+#: in the sandbox, with the system's Python (a bot may run under a uid of its own, which may not
+#: read a Python installed under /root)
+SANDBOXED = [f"/usr/bin/python3 {cmd.split()[1]}" for cmd in (ATTACK, HONEST)]
 REGISTRY = load_registry()
 HELLO = Hello("pick", 0, 2, ["mock", "other"], {}, "pick-0001", {"move_ms": 1000, "start_ms": 5000,
                                                                   "max_line_bytes": 65536})
@@ -392,8 +395,8 @@ def _check_sandboxed_play(out: Path, proc: subprocess.CompletedProcess) -> None:
 @needs_bwrap
 def test_play_in_the_sandbox_finishes_as_root(tmp_path):
     # The sandbox does not matter (the bot only prints), but it is how bots run in a contest.
-    proc = referee("play", "maumau", "-p", "random", "-p", f"{ATTACK} ready debug", "-p", HONEST, "--seed", "3",
-                   "--sandbox", "bwrap", "--out", str(tmp_path / "m.jsonl"), cwd=ROOT)
+    proc = referee("play", "maumau", "-p", "random", "-p", f"{SANDBOXED[0]} ready debug", "-p", SANDBOXED[1],
+                   "--seed", "3", "--sandbox", "bwrap", "--out", str(tmp_path / "m.jsonl"), cwd=ROOT)
     _check_sandboxed_play(tmp_path, proc)
 
 
@@ -404,9 +407,8 @@ def test_play_in_the_sandbox_finishes_as_an_unprivileged_user():
     out = Path(tempfile.mkdtemp(prefix="referee-entry-"))
     os.chown(out, 65534, 65534)
     try:
-        proc = _as_nobody(["play", "maumau", "-p", "random", "-p", f"/usr/bin/python3 {ATTACK.split()[1]} ready debug",
-                           "-p", f"/usr/bin/python3 {HONEST.split()[1]}", "--seed", "3", "--sandbox", "bwrap",
-                           "--out", str(out / "m.jsonl")], out)
+        proc = _as_nobody(["play", "maumau", "-p", "random", "-p", f"{SANDBOXED[0]} ready debug", "-p", SANDBOXED[1],
+                           "--seed", "3", "--sandbox", "bwrap", "--out", str(out / "m.jsonl")], out)
         _check_sandboxed_play(out, proc)
     finally:
         shutil.rmtree(out, ignore_errors=True)
