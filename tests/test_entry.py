@@ -279,7 +279,7 @@ def _match(game_name: str, ready: bytes, plans: list, seed: int) -> tuple[Any, l
 
 @pytest.mark.parametrize("game_name", sorted(REGISTRY.games))
 def test_whole_matches_with_a_bot_sending_anything_finish_and_every_record_encodes(game_name):
-    @settings(max_examples=20, deadline=None, derandomize=True, database=None,
+    @settings(max_examples=12, deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(readies, st.booleans(), st.lists(reply_plans(), min_size=1, max_size=8), st.integers(0, 1000))
     def run(ready, ascii_only, plans, seed):
@@ -353,11 +353,12 @@ def test_a_replay_holding_a_lone_surrogate_is_shown_and_verified_without_an_erro
         writer.write(record)
     writer.close()
     assert b"why \\ud800" in (tmp_path / "m.jsonl").read_bytes()
-    for args in (["replay", "m.jsonl"], ["replay", "m.jsonl", "--seat", "1"], ["verify", "m.jsonl"],
-                 ["replay", "m.jsonl", "--html", "m.html"]):
+    shown = []
+    for args in (["replay", "m.jsonl"], ["verify", "m.jsonl"], ["replay", "m.jsonl", "--html", "m.html"]):
         proc = referee(*args, cwd=tmp_path)
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, (args, proc.stderr)
-    assert "why \\ud800" in referee("replay", "m.jsonl", cwd=tmp_path).stdout
+        shown.append(proc.stdout)
+    assert "why \\ud800" in shown[0]
 
 
 # -- real processes: play, validate, a tournament ----------------------------------------------------------
