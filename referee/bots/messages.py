@@ -105,7 +105,7 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 def lone_surrogate(message: dict[str, Any]) -> str | None:
-    """Where in a parsed message a lone surrogate is ("field 'debug'", "a field's name"), or
+    """Where in a parsed message a lone surrogate is ("field 'debug'", "a field name"), or
     None if every string in it, keys too, is Unicode text. (json pairs a high and a low
     surrogate escape into one character: what is left is alone.)"""
     stack: list[tuple[Any, str]] = [(message, "")]
