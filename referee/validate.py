@@ -9,7 +9,8 @@ seat, over `seeds` seeds, the references taking turns. The report tells
   a reply left without its newline);
 - faults by kind with the first examples of each: the protocol's (timeout, crash, invalid,
   illegal) and misconduct that is no protocol fault (stray-process: processes still running
-  after the match's end; stderr-flood: more stderr than the log keeps);
+  after the match's end; stderr-flood: more stderr than the log keeps; unprintable: text in
+  `ready` that is no printable text, replaced);
 - move times: p50, p95 and max against the limit;
 - results against the references: matches, wins (rank 1) and mean rank, per reference
   strategy and per table size.
@@ -57,7 +58,7 @@ EXAMPLES = 3  # examples kept per fault kind
 TAIL = 300  # characters of a bot's stderr tail kept in an example
 FAILURE_TAIL = 2000  # characters of a failing match's stderr tail kept in its failure entry
 PROTOCOL_KINDS = ("timeout", "crash", "invalid", "illegal")
-CONDUCT_KINDS = ("stray-process", "stderr-flood")
+CONDUCT_KINDS = ("stray-process", "stderr-flood", "unprintable")
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,19 @@ Settled here (the protocol leaves it open):
 - A blank line from a bot (a stray `print()`) is skipped, not a fault: `parse` returns None.
 - NaN and Infinity are Python's extensions, not JSON: a bot sending them sends invalid JSON.
 - A line nested deeper than the parser's recursion limit ("[[[[...") is invalid JSON too.
+- A lone surrogate ("\\ud800": valid JSON, but no Unicode text, which no UTF-8 file can hold) is
+  checked where it enters (issue 25): a line holding one anywhere (a value, a key, an unknown
+  field) is `Invalid`, its parsed object kept (`Invalid.message`) for `ready`, whose text is made
+  `printable` instead. A line is decoded strictly as UTF-8, so one can only come from an escape
+  ("\\udc00"): only a line holding one is searched (most bots write plain ASCII or UTF-8).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import re
+import unicodedata
 from typing import Any
 
 from referee.players import RAW_CAP
@@ -47,12 +54,14 @@ _loads = json.JSONDecoder(parse_constant=_reject_constant).decode
 
 class Invalid(Exception):
     """A line from a bot that is no protocol message: `detail` says why, `raw` is what to quote
-    (bytes or text, capped by whoever quotes it)."""
+    (bytes or text, capped by whoever quotes it); `message`, the JSON object it is, when only its
+    text is wrong (a lone surrogate)."""
 
-    def __init__(self, detail: str, raw: bytes | str) -> None:
+    def __init__(self, detail: str, raw: bytes | str, message: dict[str, Any] | None = None) -> None:
         super().__init__(detail)
         self.detail = detail
         self.raw = raw
+        self.message = message
 
 
 class Overlong:
@@ -82,7 +91,56 @@ def parse(line: bytes) -> dict[str, Any] | None:
         raise Invalid("line is not JSON (nested too deeply)", text) from None
     if type(message) is not dict:
         raise Invalid("line is not a JSON object", text)
+    # A surrogate can only come from an escape of one, \ud800 to \udfff (the line is UTF-8).
+    # `92 in line` (a backslash) first: the usual line has none, and it costs a tenth of a search.
+    if 92 in line and _SURROGATE_ESCAPE.search(line) is not None:
+        where = lone_surrogate(message)
+        if where is not None:
+            raise Invalid(f"{where} holds a lone surrogate, which is not Unicode text", text, message)
     return message
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def lone_surrogate(message: dict[str, Any]) -> str | None:
+    """Where in a parsed message a lone surrogate is ("field 'debug'", "a field name"), or
+    None if every string in it, keys too, is Unicode text. (json pairs a high and a low
+    surrogate escape into one character: what is left is alone.)"""
+    stack: list[tuple[Any, str]] = [(message, "")]
+    while stack:  # not recursive: a message may be nested as deeply as the parser allows
+        value, field = stack.pop()
+        if type(value) is dict:
+            for key, item in value.items():
+                if not key.isascii() and _SURROGATE.search(key):
+                    return f"a field name in field {shown(field)}" if field else "a field name"
+                stack.append((item, field or key))
+        elif type(value) is list:
+            stack.extend((item, field) for item in value)
+        elif type(value) is str and not value.isascii() and _SURROGATE.search(value):
+            return f"field {shown(field)}"
+    return None
+
+
+#: the categories of characters that are no printable text in a name: controls (an escape
+#: sequence, a newline), format characters (a bidi override), surrogates, line and paragraph
+#: separators. Spaces of every kind, private-use and not yet assigned characters stay.
+_UNPRINTABLE = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+
+
+def printable(text: str) -> tuple[str, list[str]]:
+    """`text` with every character that is no printable text (`_UNPRINTABLE`) replaced by
+    U+FFFD, and those characters' code points ("U+D800"), in order."""
+    if text.isprintable():  # the usual name: one call in C (it also refuses spaces but " ")
+        return text, []
+    out, bad = [], []
+    for ch in text:
+        if unicodedata.category(ch) in _UNPRINTABLE:
+            bad.append(f"U+{ord(ch):04X}")
+            ch = "\ufffd"
+        out.append(ch)
+    return "".join(out), bad
 
 
 def shown(value: Any, cap: int = 60) -> str:

@@ -30,8 +30,11 @@ Hostile bots (docs/security.md):
   (`referee.bots.family`); stderr is read to its end for about a second at most, even while an
   escaped descendant holds the pipe.
 - Conduct that is no protocol fault is noted in `conduct` (and in the log): processes still
-  running after `end` and its grace period, stderr beyond the log cap. `referee validate`
-  reports them; a match is not affected.
+  running after `end` and its grace period, stderr beyond the log cap, text in `ready` that is
+  no printable text (replaced by U+FFFD: `unprintable`). `referee validate` reports them; a
+  match is not affected.
+- Text that is no Unicode (a lone surrogate, referee.bots.messages) anywhere in any other line
+  is `invalid`: nothing a bot sends can later fail to be written (issue 25).
 
 Reuse (docs/protocol.md, "Reusing a bot process"): leased from a `BotPool`, a bot that declared
 `"reuse": true` keeps its stdin open after a clean `end` (`keepable`); `rebind` readies it for
@@ -52,7 +55,7 @@ from referee.bots.channel import MAX_PENDING_BYTES, Channel, Closed, PipeChannel
 from referee.bots.family import Snapshot, new_bot_id
 from referee.bots.limits import GRACE_MS, ResourceLimits
 from referee.bots.messages import (DEBUG_CAP, DEBUG_DROPPED, DEBUG_MATCH_CAP, NAME_CAP, Invalid, Overlong, encode,
-                                   event_line, parse, raw_text, shown)
+                                   event_line, parse, printable, raw_text, shown)
 from referee.bots.process import BotProcess, LazyLog, command
 from referee.game import Action
 from referee.players import RAW_CAP, Fault, Hello, Player, Reply
@@ -545,8 +548,9 @@ class SubprocessPlayer(Player):
             self.transcript("send", line)
         self._chan.send(line)
 
-    def _parse(self, item: bytes | Overlong) -> Any:
-        """A line as a JSON object (a dict), the invalid Fault it is, or None for a blank line."""
+    def _parse(self, item: bytes | Overlong, lenient: bool = False) -> Any:
+        """A line as a JSON object (a dict), the invalid Fault it is, or None for a blank line;
+        `lenient` (a ready): the object even if its text is no Unicode text (`_printable` then)."""
         if type(item) is Overlong:
             if self.transcript is not None:
                 self.transcript("recv", item.head + b"...[line too long]\n")
@@ -557,13 +561,15 @@ class SubprocessPlayer(Player):
         try:
             message = parse(item)
         except Invalid as bad:
+            if lenient and bad.message is not None:
+                return bad.message
             return self._fault("invalid", bad.detail, bad.raw)
         if message is None:
             self.stats["blank"] += 1
         return message
 
     def _on_ready(self, item: bytes | Overlong) -> Any:
-        message = self._parse(item)
+        message = self._parse(item, lenient=True)
         if type(message) is not dict:
             return message
         if message.get("type") == "action" and self.matches:
@@ -578,12 +584,23 @@ class SubprocessPlayer(Player):
         version, author = message.get("version"), message.get("author")
         if not isinstance(version, (str, type(None))) or not isinstance(author, (str, type(None))):
             return self._fault("invalid", "ready's version and author must be strings", item)
-        self.name = name[:NAME_CAP]
-        self.version = version[:NAME_CAP] if version is not None else None
-        self.author = author[:NAME_CAP] if author is not None else None
+        self.name = self._printable("name", name[:NAME_CAP])
+        self.version = self._printable("version", version[:NAME_CAP]) if version is not None else None
+        self.author = self._printable("author", author[:NAME_CAP]) if author is not None else None
         self.reusable = message.get("reuse") is True  # anything else: started per match, as always
         self._ready = True
         return _OK
+
+    def _printable(self, field: str, text: str) -> str:
+        """A text of `ready` as kept: each character that is no printable text (a control, a
+        format character, a lone surrogate) replaced by U+FFFD, and noted (`conduct`)."""
+        kept, bad = printable(text)
+        if bad:
+            shown_bad = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+            self.conduct.append(("unprintable", f"ready's {field} held {len(bad)} character"
+                                 f"{'s' if len(bad) > 1 else ''} that {'are' if len(bad) > 1 else 'is'} not printable "
+                                 f"text ({shown_bad}): replaced with U+FFFD"))
+        return kept
 
     def _early(self) -> Fault | None:
         """Judge the lines the bot sent before this act was written (read while it answered an

@@ -181,6 +181,11 @@ def _load_plugin_commands() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    for stream in (sys.stdout, sys.stderr):
+        # Text that is no Unicode (a lone surrogate in a replay someone wrote) never stops the
+        # output (issue 25): it is written as its escape, "\ud800"; valid text is unchanged.
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     _load_plugin_commands()
     try:
         app()

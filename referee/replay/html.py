@@ -562,7 +562,8 @@ def pack(data: dict[str, Any]) -> str:
     if "views" in data:
         packed["views"] = [dict(v, frames=_compact(v["frames"], data["frames"], _Voice(data["names"], v["seat"])))
                            for v in data["views"]]
-    raw = json.dumps(packed, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    # a lone surrogate (no Unicode text: a replay someone wrote) as its JSON escape (issue 25)
+    raw = json.dumps(packed, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
     return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
@@ -641,7 +642,7 @@ def write_whole(path: Path, text: str) -> None:
     a later run, seeing it newer than its replay, would keep)."""
     partial = path.with_name(f".{path.name}.part-{os.getpid()}")
     try:
-        partial.write_text(text, encoding="utf-8")
+        partial.write_text(text, encoding="utf-8", errors="backslashreplace")  # as `pack` (issue 25)
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)

@@ -32,6 +32,14 @@ def dumps(record: dict[str, Any]) -> str:
     return _dumps(record)
 
 
+def _stdlib_line_bytes(record: Any) -> bytes:
+    """The stdlib's line for `record`, newline included, UTF-8. A lone surrogate (no Unicode text:
+    UTF-8 cannot hold it) goes as its JSON escape ("\\ud800", the same string read back), so no
+    text can stop a writer (issue 25; bots' text is checked where it enters, referee.bots.messages):
+    valid text gives the very same bytes."""
+    return (_dumps(record) + "\n").encode("utf-8", "backslashreplace")
+
+
 if orjson is not None:
     _orjson_dumps = orjson.dumps
     # Anything orjson would write differently from the stdlib (subclasses, dataclasses, dates,
@@ -47,11 +55,11 @@ if orjson is not None:
         try:
             line = _orjson_dumps(record, None, _OPTIONS)
         except TypeError:
-            return (_dumps(record) + "\n").encode()
+            return _stdlib_line_bytes(record)
         # maybe such a float or null (or text like it; the marks of `_may_differ`); bytes.find is
         # faster than `in` here
         if line.find(b"e-") >= 0 or line.find(b"0.0000") >= 0 or (strict and line.find(b"null") >= 0):
-            return (_dumps(record) + "\n").encode()
+            return _stdlib_line_bytes(record)
         return line
 
 else:  # pragma: no cover
@@ -59,7 +67,7 @@ else:  # pragma: no cover
 
     def dumps_line(record: Any, strict: bool = True) -> bytes:
         """One record as a compact JSON line, newline included, UTF-8."""
-        return (_dumps(record) + "\n").encode()
+        return _stdlib_line_bytes(record)
 
 
 class ReplayWriter:
@@ -109,7 +117,7 @@ class ReplayWriter:
             line = _orjson_dumps(record, None, _OPTIONS)
         except TypeError:  # also without orjson: the stdlib's line
             self._settle()
-            self._buf += (_dumps(record) + "\n").encode()
+            self._buf += _stdlib_line_bytes(record)
             self._settled = len(self._buf)
         else:
             buf = self._buf
@@ -190,10 +198,10 @@ def _stdlib_line(record: Any, line: bytes) -> bytes:
     parse to the very same value; only a NaN or an infinity it wrote as null is lost)."""
     try:
         if _orjson_dumps(record, None, _OPTIONS) == line:
-            return (_dumps(record) + "\n").encode()
+            return _stdlib_line_bytes(record)
     except TypeError:
         pass
-    return (_dumps(json.loads(line)) + "\n").encode()
+    return _stdlib_line_bytes(json.loads(line))
 
 
 def read_replay(path: str | Path) -> Iterator[dict[str, Any]]:
