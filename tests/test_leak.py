@@ -249,7 +249,7 @@ def test_the_attack_cannot_infer_counter_passes_from_act_ids(tmp_path):
 
 
 def test_the_attack_cannot_read_anothers_legal_actions_from_the_end_message(tmp_path):
-    log, result = play(tmp_path, "maumau", [f"{sys.executable} {BOTS / 'illegal.py'}", "random"], "--seed", "1",
+    log, result = play(tmp_path, "maumau", ["python3 tests/bots/illegal.py", "random"], "--seed", "1",
                        "--set", "target=20")
     won, detail = reports(log)["endlog"]
     assert not won and "others' faults=1" in detail, detail
