@@ -181,6 +181,39 @@ def test_an_entrants_dir_is_its_own_directory_and_may_not_hold_the_tournament_fi
         load_tournament(path, load_registry())
 
 
+@needs_bwrap
+def test_a_bot_naming_a_file_of_the_tournament_folder_keeps_its_own_directory_whole(base):
+    # A file named on the command line in a folder never shown whole (the tournament's) made that
+    # folder one of the bot's paths, which swallowed the bot's own directory: it was shown as the
+    # named files only, and the bot's own module beside its script was missing.
+    own = base / "alice"
+    own.mkdir()
+    (own / "helper.py").write_text("WORD = 'mine'\n")
+    (own / "bot.py").write_text(
+        "import sys, helper\n"
+        "print(helper.WORD, open(sys.argv[1]).read().strip())\n"
+        f"try:\n    open({str(base / 'other.txt')!r})\n    print('other: read')\nexcept OSError:\n"
+        "    print('other: hidden')\n")
+    (base / "named.txt").write_text("named\n")
+    (base / "other.txt").write_text("other\n")
+    for path in base.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    base.chmod(0o755)
+    box = sandbox_mod.Box()
+    try:
+        argv = sandbox_mod.wrap(["/usr/bin/python3", str(own / "bot.py"), str(base / "named.txt")], base, box,
+                                shared=[base])
+        try:
+            proc = subprocess.run(argv, pass_fds=box.fds, env=sandbox_mod.bot_env(None), capture_output=True,
+                                  text=True, timeout=60)
+        finally:
+            box.started()
+    finally:
+        box.close()
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:2] == ["mine named", "other: hidden"], proc.stdout
+
+
 def test_uids_are_leased_one_bot_each_across_processes(tmp_path, monkeypatch):
     if os.geteuid() != 0:
         pytest.skip("only root gives bots uids of their own")

@@ -563,6 +563,12 @@ def wrap(argv: Sequence[str], cwd: str | os.PathLike | None, box: Box,
             files += [p for _, p, _ in named if _inside(p, o) and not any(_inside(p, h) for h in hidden)]
         else:
             whole.append(o)
+    start = home_of(argv, workdir, own_home)
+    if (start is not None and start not in never and not any(_inside(start, p) for p in whole)
+            and not any(_inside(start, h) for h in hidden)):
+        # Its own directory is shown whole even where another file named on its command line
+        # made a shared directory holding it one of its paths (then shown as named files only).
+        whole.append(start)
     if box.uid is not None:
         for path in [*whole, *files]:
             _check_reachable(path, box.uid)
@@ -577,7 +583,6 @@ def wrap(argv: Sequence[str], cwd: str | os.PathLike | None, box: Box,
         if not any(_inside(path, w) for w in whole):
             args += ["--ro-bind", str(path), str(path)]
     args += _masks(whole, [*hidden, *never])
-    start = home_of(argv, workdir, own_home)
     # Relative paths on the command line, made absolute: the bot runs in its own directory.
     where = {i: str(p) for i, p, _ in named}
     command = [where.get(i, arg) for i, arg in enumerate(argv)]
