@@ -220,26 +220,48 @@ def reports(log: str) -> dict[str, tuple[bool, str]]:
     return out
 
 
-def play(tmp_path: Path, game: str, players: list[str], *args: str) -> tuple[str, dict]:
-    """`referee play` with the attack bot in seat 0 (in the sandbox where it can be built): its
-    log and the replay's result."""
+def play(tmp_path: Path, game: str, players: list[str], *args: str, nobody: bool = False) -> tuple[str, dict]:
+    """`referee play` with the attack bot in seat 0 (in the sandbox where it can be built; as
+    nobody, with the system Python, if asked): its log and the replay's result."""
     sandbox = "bwrap" if sandbox_mod.available() else "none"
     # the command as written, relative to the checkout: the match id (and so the bots' choices,
     # seeded by it) must not depend on where the checkout lies
     spy = "python3 tests/bots/attack_actids.py"
     out = tmp_path / "m.jsonl"
-    env = {**os.environ, "REFEREE_DEAL_KEY": KEY, "TMPDIR": str(tmp_path)}
-    argv = [sys.executable, "-m", "referee", "play", game, "-p", spy, *[a for p in players for a in ("-p", p)],
-            "--sandbox", sandbox, "--move-ms", "30000", "--out", str(out), *args]
+    tail = ["play", game, "-p", spy, *[a for p in players for a in ("-p", p)], "--sandbox", sandbox, "--move-ms",
+            "30000", "--out", str(out), *args]
+    if nobody:
+        from test_integrity import _SETUP, _paths, _unprivileged_python
+
+        prefix = _unprivileged_python()
+        if prefix is None:
+            pytest.skip("no way to run the referee as an unprivileged user here")
+        os.chown(tmp_path, 65534, 65534)
+        code = f"{_SETUP}; sys.argv[0] = 'referee'; from referee.cli import main; main()"
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TMPDIR": str(tmp_path), "REFEREE_DEAL_KEY": KEY,
+               "PYTHONPATH": os.pathsep.join(_paths())}
+        argv = [*prefix, "-c", code, *tail]
+    else:
+        env = {**os.environ, "REFEREE_DEAL_KEY": KEY, "TMPDIR": str(tmp_path)}
+        argv = [sys.executable, "-m", "referee", *tail]
     proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return (tmp_path / "m.seat0.log").read_text(), json.loads(out.read_text().splitlines()[-1])
 
 
-def test_the_attack_cannot_infer_counter_passes_from_act_ids(tmp_path):
+@pytest.mark.parametrize("nobody", [False, True], ids=["as-this-user", "as-nobody"])
+def test_the_attack_cannot_infer_counter_passes_from_act_ids(tmp_path, nobody):
     """On the old code (ids counting every seat's decisions) this very match (pinned key and seed)
     reports `ATTACK actids WON questions=3 positives=2 right=3 baseline=2`: every question right."""
-    log, result = play(tmp_path, "mayor", ["random"] * 3, "--seed", "3", "--set", "deals=60")
+    if nobody:  # a folder nobody may write, every folder above it open to others
+        import tempfile
+
+        tmp_path = Path(tempfile.mkdtemp(prefix="referee-leak-"))
+    try:
+        log, result = play(tmp_path, "mayor", ["random"] * 3, "--seed", "3", "--set", "deals=60", nobody=nobody)
+    finally:
+        if nobody:
+            sandbox_mod.remove_scratch(tmp_path)
     won, detail = reports(log)["actids"]
     counts = dict(part.split("=") for part in detail.split())
     questions, positives = int(counts["questions"]), int(counts["positives"])
