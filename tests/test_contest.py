@@ -35,7 +35,7 @@ ATTACKERS = {
     "unicode": ("attack_unicode.py", "ready debug action", ()),
     "view": ("attack_view.py", "", ("view", "cmdline")),
     "disk": ("attack_disk.py", str(8 << 20), ("disk",)),
-    "forkserver": ("attack_forkserver.py", "", ("forkserver",)),
+    "fork": ("attack_forkserver.py", "", ("forkserver",)),  # a short name: its tmp/ holds a Unix socket
     "env": ("attack_env.py", f"{TOKEN} {KEY}", ("env",)),
     "files": ("attack_files.py", "{base}/out/journal.jsonl {base}/out/deal.key {base}/out/sign.key "
               "{base}/out/standings.json", ("read", "scratch")),
@@ -81,7 +81,7 @@ def _layout(base: Path) -> Path:
         entrants.append(f'[[entrants]]\nname = "{name}"\ncommand = {json.dumps(f"{BOT_PYTHON} {name}/{script} {words}".strip())}\n')
     (base / "view" / "targets.txt").write_text("\n".join(str(p) for p in (
         base / "tour.toml", base / "honest-smart" / "smart_bot.py", base / "out" / "sign.key", base / "caller" / "secret.txt")))
-    (base / "forkserver" / "tmp").mkdir()
+    (base / "fork" / "tmp").mkdir()
     (base / "caller").mkdir()
     (base / "caller" / "secret.txt").write_text("the organiser's own file\n")
     honest_mm = '"honest-random", "honest-smart", "random", "maumau-greedy"'
@@ -115,12 +115,13 @@ def _layout(base: Path) -> Path:
 @pytest.fixture(scope="module")
 def contest():
     """The contest, played once: (its folder, the referee's exit)."""
-    base = ROOT / "tests" / "artifacts" / f"contest-{uuid.uuid4().hex[:8]}"
+    # short: the referee's TMPDIR inside it holds a Unix socket, whose path has at most 107 bytes
+    base = ROOT / "tests" / "artifacts" / f"c-{uuid.uuid4().hex[:6]}"
     base.mkdir(parents=True)
     try:
         toml = _layout(base)
         # the referee's TMPDIR inside an attacker's own directory (multiprocessing's forkserver socket)
-        env = {**os.environ, "ORGANISER_TOKEN": TOKEN, "REFEREE_DEAL_KEY": KEY, "TMPDIR": str(base / "forkserver" / "tmp")}
+        env = {**os.environ, "ORGANISER_TOKEN": TOKEN, "REFEREE_DEAL_KEY": KEY, "TMPDIR": str(base / "fork" / "tmp")}
         proc = subprocess.run([sys.executable, "-m", "referee", "tournament", str(toml)], cwd=base / "caller",
                               env=env, capture_output=True, text=True, timeout=900)
         yield base, proc

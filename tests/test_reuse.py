@@ -115,6 +115,17 @@ say(f"eof pid={me} n={matches}")
 HELLO = re.compile(r"hello pid=((\d+)\.\w+) match=(\S+) n=(\d+)")  # process (pid.token), pid, match, n
 
 
+def hellos(log: Path, timeout: float = 10.0) -> list[tuple[str, ...]]:
+    """The hello lines of a seat's log, once there is one: a kept process's stderr is drained by
+    a thread of its own, which may write its last lines into the log a moment after the match."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = HELLO.findall(log.read_text(errors="replace")) if log.exists() else []
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.02)
+
+
 @pytest.fixture
 def reuser() -> Path:
     folder = open_folder("reuser-")  # readable by the bot's own uid when run as root
@@ -336,7 +347,7 @@ def test_a_process_never_sits_at_two_seats_at_once(tmp_path, reuser):
         players = make_players(MAUMAU, {"target": 10}, seed, seats, REGISTRY, Limits(), tmp_path, f"m{seed}")
         players = pool.seat(players, [("same",) if s.kind == "command" else None for s in seats], ("maumau", seed))
         run_match(MAUMAU, {"target": 10}, seed, seats, players, Limits())
-        pids.append([HELLO.findall((tmp_path / f"m{seed}.seat{i}.log").read_text())[0][0]
+        pids.append([hellos(tmp_path / f"m{seed}.seat{i}.log")[0][0]
                      for i, s in enumerate(seats) if s.kind == "command"])
     assert pids[0][0] in pids[1] and len(set(pids[1])) == 2 and set(pids[2]) == set(pids[1])
     pool.close()
@@ -406,7 +417,7 @@ def test_the_seats_of_a_match_are_checked_in_one_pass_over_proc(tmp_path, reuser
         players = make_players(MAUMAU, {"target": 10}, seed, seats, REGISTRY, Limits(), tmp_path, f"m{seed}")
         players = pool.seat(players, keys, ("maumau", seed))
         run_match(MAUMAU, {"target": 10}, seed, seats, players, Limits())
-        pids.append([HELLO.findall((tmp_path / f"m{seed}.seat{i}.log").read_text())[-1][0] for i in range(3)])
+        pids.append([hellos(tmp_path / f"m{seed}.seat{i}.log")[-1][0] for i in range(3)])
     assert len(passes) == 2, "one pass a match, not one a seat"
     assert pids[1][:2] == pids[0][:2], "the seats running alone were kept"
     assert pids[1][2] != pids[0][2], "the seat with a child beside it was not"

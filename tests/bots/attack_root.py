@@ -36,6 +36,14 @@ def write_in(directory):
         path = os.path.join(directory, f"attack-root-{os.getpid()}")
         with open(path, "w") as f:
             f.write("x")
+        # A host directory under /tmp that the bot does not see (the sandbox shows it its own
+        # files only) is a bare mount point inside its own scratch (its /tmp): writing there
+        # reaches nothing of the host's, and is no win.
+        scratch = tempfile.gettempdir()
+        if scratch != "/" and os.stat(path).st_dev == os.stat(scratch).st_dev and os.path.realpath(path).startswith(
+                os.path.realpath(scratch) + os.sep):
+            os.unlink(path)
+            raise OSError(f"{path} is in its own scratch only")
         return f"wrote {path}"
     return go
 
