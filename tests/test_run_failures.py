@@ -14,8 +14,10 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -354,3 +356,22 @@ def test_failure_records_never_count_in_the_standings(tmp_path):
     assert st.failed_matches(path) == [{k: v for k, v in failure.items() if k != "traceback"}]
     assert st.failure_groups(st.failed_matches(path)) == [("RuntimeError: boom", ["b"])]
     assert issubclass(errors.DiskFull, errors.UsageError)  # exit 2, as any file that cannot be written
+
+
+def test_a_temporary_directory_too_long_for_the_pools_socket_is_one_line(tmp_path):
+    # multiprocessing's forkserver binds a Unix socket in a folder of the temporary directory: a
+    # path past 107 bytes failed with a worker pool's traceback ("AF_UNIX path too long")
+    long_tmp = Path(tempfile.mkdtemp(prefix="t" * 90 + "-", dir="/tmp"))
+    try:
+        path = tmp_path / "t.toml"
+        path.write_text(TOURNAMENT.format(seeds=1, concurrency=2, extra=""))
+        proc = subprocess.run([sys.executable, "-m", "referee", "tournament", str(path), "--out", str(tmp_path / "o")],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "TMPDIR": str(long_tmp)})
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr.strip().splitlines() == [
+            f"error: the temporary directory {str(long_tmp)!r} is too long a path for the worker pool's Unix socket "
+            "(at most 75 bytes): set TMPDIR to a shorter one"], proc.stderr
+        assert not (tmp_path / "o" / "journal.jsonl").exists()
+    finally:
+        shutil.rmtree(long_tmp, ignore_errors=True)

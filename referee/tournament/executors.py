@@ -27,6 +27,7 @@ import concurrent.futures as cf
 import logging
 import math
 import multiprocessing
+import os
 import signal
 import threading
 import time
@@ -108,11 +109,29 @@ class Backend:
         self.executor.shutdown(wait=False, cancel_futures=True)
 
 
+#: the longest path of a Unix socket (sun_path, its final NUL aside)
+SOCKET_PATH_MAX = 107
+
+
+def _check_socket_dir() -> None:
+    """UsageError where the forkserver's Unix socket, which multiprocessing makes in a folder of
+    its own in the temporary directory, cannot be bound for the length of its path (a long
+    TMPDIR): one line, not a worker pool's traceback."""
+    import tempfile
+
+    longest = os.path.join(tempfile.gettempdir(), "pymp-" + "x" * 8, "listener-" + "x" * 8)
+    if len(os.fsencode(longest)) > SOCKET_PATH_MAX:
+        raise UsageError(f"the temporary directory {tempfile.gettempdir()!r} is too long a path for the worker "
+                         f"pool's Unix socket (at most {SOCKET_PATH_MAX - len(longest) + len(tempfile.gettempdir())} "
+                         "bytes): set TMPDIR to a shorter one")
+
+
 class LocalBackend(Backend):
     """Worker processes on this machine: a ProcessPoolExecutor with an initializer."""
 
     def __init__(self, workers: int, initializer: Callable[..., None] | None = None,
                  initargs: tuple[Any, ...] = ()) -> None:
+        _check_socket_dir()
         ctx = multiprocessing.get_context("forkserver")
 
         def pool() -> cf.ProcessPoolExecutor:
