@@ -35,3 +35,22 @@ def open_folder(prefix: str) -> Path:
     folder = Path(tempfile.mkdtemp(prefix=prefix, dir=artifacts))
     folder.chmod(0o755)
     return folder
+
+
+def run_sandboxed(argv: list[str], cwd: Path, timeout: float = 60, **wrap: object):
+    """`argv` run once in the sandbox as a bot is (its `Box`, bwrap's descriptors), the
+    sandbox's extra arguments in `wrap` (`shared`...): the finished process, output as text."""
+    import subprocess
+
+    from referee.bots import sandbox
+
+    box = sandbox.Box()
+    try:
+        command = sandbox.wrap(argv, cwd, box, **wrap)
+        try:
+            return subprocess.run(command, pass_fds=box.fds, env=sandbox.bot_env(None), capture_output=True,
+                                  text=True, timeout=timeout)
+        finally:
+            box.started()
+    finally:
+        box.close()

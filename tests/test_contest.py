@@ -23,7 +23,7 @@ import pytest
 
 from botpython import BOT_PYTHON
 from referee.bots import sandbox as sandbox_mod
-from test_integrity import KEY, ROOT, TOKEN, assert_held, reports
+from test_integrity import KEY, ROOT, TOKEN, assert_held
 
 BOTS = ROOT / "tests" / "bots"
 

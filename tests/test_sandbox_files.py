@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from botpython import BOT_PYTHON, open_folder
+from botpython import BOT_PYTHON, open_folder, run_sandboxed
 from referee.bots import sandbox as sandbox_mod
 from test_integrity import KEY, ROOT, TOKEN, _paths, _SETUP, _unprivileged_python, assert_held, reports
 
@@ -199,17 +199,7 @@ def test_a_bot_naming_a_file_of_the_tournament_folder_keeps_its_own_directory_wh
     for path in base.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     base.chmod(0o755)
-    box = sandbox_mod.Box()
-    try:
-        argv = sandbox_mod.wrap(["/usr/bin/python3", str(own / "bot.py"), str(base / "named.txt")], base, box,
-                                shared=[base])
-        try:
-            proc = subprocess.run(argv, pass_fds=box.fds, env=sandbox_mod.bot_env(None), capture_output=True,
-                                  text=True, timeout=60)
-        finally:
-            box.started()
-    finally:
-        box.close()
+    proc = run_sandboxed(["/usr/bin/python3", str(own / "bot.py"), str(base / "named.txt")], base, shared=[base])
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[:2] == ["mine named", "other: hidden"], proc.stdout
 

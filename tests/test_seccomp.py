@@ -17,13 +17,12 @@ import os
 import platform
 import shutil
 import struct
-import subprocess
 import sys
 import uuid
 from pathlib import Path
 
 import pytest
-from botpython import BOT_PYTHON, open_folder
+from botpython import BOT_PYTHON, open_folder, run_sandboxed
 from test_integrity import BOTS, ROOT, _as_nobody, _system_python, assert_held, needs_bwrap, reports, run
 
 from referee.bots import sandbox as sandbox_mod
@@ -125,17 +124,8 @@ def _probe(tmp_path: Path, filtered: bool, monkeypatch: pytest.MonkeyPatch) -> d
     with monkeypatch.context() as patched:
         if not filtered:
             patched.setattr(seccomp, "build", _allow_all)
-        box = sandbox_mod.Box()
-        try:
-            argv = sandbox_mod.wrap(["/usr/bin/python3", str(script), json.dumps(_denied_numbers()), str(store),
-                                     str(locked)], tmp_path, box)
-            try:
-                proc = subprocess.run(argv, pass_fds=box.fds, env=sandbox_mod.bot_env(None), capture_output=True,
-                                      text=True, timeout=120)
-            finally:
-                box.started()
-        finally:
-            box.close()
+        proc = run_sandboxed(["/usr/bin/python3", str(script), json.dumps(_denied_numbers()), str(store),
+                              str(locked)], tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

@@ -35,7 +35,6 @@ What no filter closes on a shared kernel is in docs/security.md ("The system-cal
 from __future__ import annotations
 
 import errno
-import os
 import tempfile
 import threading
 
