@@ -113,8 +113,8 @@ def test_bounds_and_llr_against_hand_computed_values():
     assert upper == pytest.approx(2.944439, abs=1e-6)
     assert sprt.expected_score(10) == pytest.approx(0.5143872, abs=1e-7)
     # 4 sets: mean 0.55, population variance (0.05^2 + 0.15^2 + 0.15^2 + 0.05^2) / 4 = 0.0125;
-    # LLR = 4 (0.5143872 - 0.5) (2 * 0.55 - 0.5 - 0.5143872) / (2 * 0.0125) = 0.197076
-    assert test.llr([0.6, 0.4, 0.7, 0.5]) == pytest.approx(0.197076, abs=1e-6)
+    # LLR = 4 / 2 ln((0.0125 + 0.05^2) / (0.0125 + (0.55 - 0.5143872)^2)) = 0.171367
+    assert test.llr([0.6, 0.4, 0.7, 0.5]) == pytest.approx(0.171367, abs=1e-6)
     assert test.llr([]) == 0.0
     # asymmetric error rates
     assert sprt.Sprt(0, 5, 0.1, 0.2).bounds() == pytest.approx((math.log(0.2 / 0.9), math.log(0.8 / 0.1)))
@@ -122,18 +122,61 @@ def test_bounds_and_llr_against_hand_computed_values():
 
 def test_zero_variance_is_floored_not_divided_by():
     test = sprt.Sprt(0, 10, 0.05, 0.05)
-    # 10 sets of exactly 1/2: LLR = 10 * 0.0143872 * (1 - 1.0143872) / (2 * 1e-4) = -10.3496
-    assert test.llr([0.5] * 10) == pytest.approx(-10.3496, abs=1e-3)
+    # 10 sets of exactly 1/2: LLR = 10 / 2 ln(1e-4 / (1e-4 + 0.0143872^2)) = -5.6082
+    assert test.llr([0.5] * 10) == pytest.approx(-5.6082, abs=1e-3)
     assert test.verdict([0.5] * 10) == sprt.H0
-    assert test.verdict([0.9] * 10) == sprt.H1
+    # far above both hypotheses the variance fitted under each absorbs much of the gap: each set
+    # adds 1/2 ln((1e-4 + 0.4^2) / (1e-4 + (0.9 - 0.5715)^2)) = 0.198 for elo1 50, so 15 sets decide
+    wide = sprt.Sprt(0, 50, 0.05, 0.05)
+    assert wide.verdict([0.9] * 14) is None and wide.verdict([0.9] * 15) == sprt.H1
 
 
 def test_no_verdict_before_min_sets():
+    clear = sprt.Sprt(0, 200, 0.05, 0.05)  # 9 sets of 1.0 give an LLR of 6.6, past the bound
+    assert clear.llr([1.0] * (sprt.MIN_SETS - 1)) > clear.bounds()[1]
+    assert clear.verdict([1.0] * (sprt.MIN_SETS - 1)) is None
+    assert clear.verdict([1.0] * sprt.MIN_SETS) == sprt.H1
     test = sprt.Sprt(0, 10, 0.05, 0.05)
-    assert test.verdict([1.0] * (sprt.MIN_SETS - 1)) is None
-    assert test.verdict([1.0] * sprt.MIN_SETS) == sprt.H1
-    assert test.verdict([0.6, 0.4] * 10) is None  # LLR -0.207, inside the bounds: continue
-    assert test.llr([0.6, 0.4] * 10) == pytest.approx(-0.2070, abs=1e-4)
+    assert test.verdict([0.6, 0.4] * 10) is None  # LLR -0.205, inside the bounds: continue
+    assert test.llr([0.6, 0.4] * 10) == pytest.approx(-0.2049, abs=1e-4)
+
+
+def _profile_llr(scores, mean_of):
+    """The normal LLR of H1 to H0 by brute force: each hypothesis's likelihood maximised over a
+    fine grid of standard deviations, its mean `mean_of(hypothesis, sd)`."""
+    def best(h):
+        return max(sum(-math.log(sd) - (x - mean_of(h, sd)) ** 2 / (2 * sd * sd) for x in scores)
+                   for sd in (0.001 * 1.001 ** i for i in range(8000)))
+    return best(1) - best(0)
+
+
+def test_the_llr_fits_the_variance_under_each_hypothesis():
+    # the GSPRT's LLR is the likelihood ratio with the unknown variance fitted under each
+    # hypothesis (the known-variance approximation gave 0.197 for these sets)
+    scores = [0.6, 0.4, 0.7, 0.5, 0.45]
+    test = sprt.Sprt(0, 40, 0.05, 0.05)
+    s = {0: sprt.expected_score(0), 1: sprt.expected_score(40)}
+    assert test.llr(scores) == pytest.approx(_profile_llr(scores, lambda h, sd: s[h]), abs=1e-3)
+
+
+def test_normalized_elo_is_a_mean_in_standard_deviations():
+    scores = [0.6, 0.4, 0.7, 0.5, 0.45]
+    test = sprt.Sprt(0, 100, 0.05, 0.05, model=sprt.NORMALIZED)
+    t = {0: 0.0, 1: 100 * math.log(10) / 800}
+    assert sprt.nelo_t(100) == pytest.approx(t[1])
+    assert test.llr(scores) == pytest.approx(_profile_llr(scores, lambda h, sd: 0.5 + t[h] * sd), abs=1e-3)
+    logistic = sprt.Sprt(0, 100, 0.05, 0.05)
+    assert test.llr(scores) != pytest.approx(logistic.llr(scores), abs=1e-2)
+    assert test.as_dict()["model"] == "normalized" and "model" not in logistic.as_dict()
+
+
+def test_first_decision_reads_the_sets_in_order_like_a_gauntlet():
+    test = sprt.Sprt(0, 50, 0.05, 0.05)
+    scores = [0.9, 0.8, 1.0, 0.7] * 10
+    verdict, n = test.first_decision(scores)
+    assert verdict == sprt.H1 and n > sprt.MIN_SETS and test.verdict(scores[:n]) == sprt.H1
+    assert all(test.verdict(scores[:k]) is None for k in range(n))
+    assert test.first_decision([0.6, 0.4] * 5) == (None, 10)
 
 
 def test_pairwise_and_set_scores_count_ties_half():
@@ -222,6 +265,7 @@ def test_spans_are_each_game_entry_s_schedule_indices(tmp_path):
     (("elo0 = 0", "elo0 = nan"), "games[0].sprt.elo0"),
     (("elo0 = 0", "elo0 = 0, elo2 = 1"), "games[0].sprt.elo2"),
     (("sprt = {", "sprt = 3 #"), "games[0].sprt"),
+    (("beta = 0.05", 'beta = 0.05, model = "bayes"'), "games[0].sprt.model"),
     (("seeds = 200", "seeds = 9"), "games[0].seeds"),
 ])
 def test_a_wrong_sprt_is_one_line_naming_the_key(tmp_path, change, key):
