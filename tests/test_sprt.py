@@ -399,3 +399,66 @@ def test_the_index_counts_what_the_standings_count(greedy, tmp_path):
     focus = next(r for r in standings(out)["games"]["maumau"] if r["entrant"] == "maumau-greedy")
     row = re.search(r"<td class=\"l\">maumau-greedy</td><td[^>]*>(\d+)</td>", text)
     assert row is not None and int(row.group(1)) == focus["matches"]
+
+
+# -- the verdict in every output -------------------------------------------------------------
+
+
+def test_the_verdict_is_in_every_standings_file_and_the_index(greedy, tmp_path):
+    import tomllib
+
+    _, out, _, _ = greedy
+    [decision] = decisions(out)
+    for where in (out, tmp_path / "s"):  # the tournament's files, and `referee standings`'s
+        if where != out:
+            proc = referee("standings", str(out / "journal.jsonl"), "--out", str(where))
+            assert proc.returncode == 0, proc.stderr
+            assert f"sprt games[0] maumau-greedy: LLR {decision['llr']:.2f} (-2.94, 2.94), {decision['sets']} " \
+                   "sets: H1 accepted: better than the field" in proc.stdout
+        [test] = standings(where)["sprt"]
+        assert (test["verdict"], test["sets"], test["llr"]) == ("H1", decision["sets"], round(decision["llr"], 4))
+        assert (test["focus"], test["lower"], test["upper"], test["elo1"]) == ("maumau-greedy", -2.9444, 2.9444, 50)
+        assert test["matches"] == decision["sets"] * 6 and test["elo"] > 0
+        assert tomllib.loads((where / "standings.toml").read_text())["sprt"] == [test]
+        csv = (where / "standings.csv").read_text()
+        assert f"sprt,0,maumau,maumau-greedy,3,logistic,0.0,50.0,0.05,0.05,{decision['sets']}," in csv
+        md = (where / "standings.md").read_text()
+        assert "## SPRT" in md and f"| {decision['sets']} ({decision['sets'] * 6} matches) |" in md
+        assert "H1 accepted: better than the field" in md
+    page = (out / "index.html").read_text()
+    assert '<section id="sprt">' in page and "focus maumau-greedy" in page
+    assert f"{decision['llr']:.2f} (bounds -2.94, 2.94)" in page and f"{decision['sets']} duplicate sets" in page
+
+
+def test_an_undecided_entry_says_so_and_its_llr_is_the_gauntlet_s(greedy, tmp_path):
+    # the journal of a run stopped after 5 sets: no verdict, and no verdict possible yet
+    path, out, _, _ = greedy
+    config = load_tournament(path, REGISTRY)
+    lines = (out / "journal.jsonl").read_text().splitlines(keepends=True)
+    kept = [line for line in lines if '"type":"tournament"' in line
+            or '"type":"match"' in line and json.loads(line)["index"] < 5 * 6]
+    journal = tmp_path / "journal.jsonl"
+    journal.write_text("".join(kept))
+    gauntlets = sprt.Gauntlets(config)
+    for line in kept[1:]:
+        gauntlets.add(json.loads(line))
+    [g] = gauntlets
+    [outcome] = sprt.outcomes(journal)
+    assert outcome.verdict is None and outcome.sets == g.counted == 5 and outcome.llr == g.llr()
+    assert outcome.result() == "no verdict before 10 sets (5 counted)"
+    assert g.status().endswith("5 of 200 sets (no verdict before 10 sets)")
+    # shuffled, the same outcome
+    shuffled = kept[1:]
+    random.Random(1).shuffle(shuffled)
+    journal.write_text(kept[0] + "".join(shuffled))
+    assert sprt.outcomes(journal) == [outcome]
+
+
+def test_the_simulation_runs_through_the_project_s_functions():
+    # a tiny run of bench/stats.py's SPRT section (the full one: python bench/stats.py sprt)
+    pytest.importorskip("numpy")
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "stats.py"), "sprt", "--runs", "20",
+                           "--elo1", "150"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines() if line.split()[:1] in (["2"], ["4"])]
+    assert len(rows) == 8 and all(0 <= float(r[3]) <= 1 and float(r[8]) >= sprt.MIN_SETS for r in rows)

@@ -85,6 +85,12 @@ def _normalized_loglik(mean: float, variance: float, t: float) -> float:
     return math.log(u) - s2 * u * u / 2 + t * s1 * u - t * t / 2
 
 
+def moments(n: int, total: int, squares: int, out_of: int) -> tuple[float, float]:
+    """The mean score and population variance of n sets from the exact integer sums of their
+    half points and of those squared, each set out of `out_of` half points."""
+    return total / (n * out_of), (n * squares - total ** 2) / (n * n * out_of * out_of)
+
+
 def mean_and_variance(set_scores: Sequence[float]) -> tuple[float, float]:
     """The mean and the population variance of the set scores."""
     n = len(set_scores)
@@ -284,8 +290,7 @@ class Gauntlet:
     def mean_and_variance(self) -> tuple[float, float]:
         """The counted sets' mean score and population variance, from exact integer sums (so
         the same whatever order the matches came in)."""
-        n, d = self.counted, self.out_of
-        return self._sum / (n * d), (n * self._squares - self._sum ** 2) / (n * n * d * d)
+        return moments(self.counted, self._sum, self._squares, self.out_of)
 
     def llr(self) -> float:
         """The LLR of the counted sets (0.0 before the first)."""
@@ -301,11 +306,13 @@ class Gauntlet:
 
     def status(self) -> str:
         """One line: the entry and its focus, the LLR and its bounds, the sets counted, and the
-        verdict once reached."""
+        verdict once reached (before MIN_SETS sets, that none can come yet)."""
         lower, upper = self.sprt.bounds()
         line = (f"sprt games[{self.game_index}] {self.entry.focus}: LLR {self.llr():.2f} ({lower:.2f}, "
                 f"{upper:.2f}), {self.counted} of {self.sets} sets")
-        return line + (f": {SHORT[self.decision.verdict]}" if self.decision is not None else "")
+        if self.decision is not None:
+            return line + f": {SHORT[self.decision.verdict]}"
+        return line + (f" (no verdict before {MIN_SETS} sets)" if self.counted < MIN_SETS else "")
 
     def summary(self) -> list[str]:
         """The end-of-run summary block, like fastchess's: the focus's Elo against the field with
@@ -411,3 +418,121 @@ def iter_counted(records: Iterable[dict[str, Any]], decisions: Iterable[dict[str
     """`counted`, one record at a time as `records` yields them (for a journal streamed)."""
     cut = [(d["last"], d["end"]) for d in decisions]
     return (r for r in records if not any(last < r["index"] < end for last, end in cut))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """An SPRT game entry as its journal leaves it, for the standings files and the index: the
+    test, the duplicate sets counted and the matches in them, the LLR and its bounds, the verdict
+    (None: none yet), and the focus's Elo against the field with its 95% interval and LOS over
+    the sets (`estimate`; None where it is infinite or there are fewer than two sets)."""
+
+    game_index: int
+    game: str
+    focus: str
+    players: int
+    test: Sprt
+    sets: int
+    matches: int
+    llr: float
+    verdict: str | None
+    elo: float | None = None
+    elo_low: float | None = None
+    elo_high: float | None = None
+    los: float | None = None
+
+    def result(self) -> str:
+        """The verdict in words, or why there is none."""
+        if self.verdict is not None:
+            return VERDICTS[self.verdict]
+        if self.sets < MIN_SETS:
+            return f"no verdict before {MIN_SETS} sets ({self.sets} counted)"
+        return f"no verdict after {self.sets} sets"
+
+    def record(self) -> dict[str, Any]:
+        """The outcome as the standings files write it (None: JSON null, left out of TOML)."""
+        lower, upper = self.test.bounds()
+        return {"game_index": self.game_index, "game": self.game, "focus": self.focus, "players": self.players,
+                "model": self.test.model, "elo0": self.test.elo0, "elo1": self.test.elo1,
+                "alpha": self.test.alpha, "beta": self.test.beta, "sets": self.sets, "matches": self.matches,
+                "llr": round(self.llr, 4), "lower": round(lower, 4), "upper": round(upper, 4),
+                "verdict": self.verdict, "result": self.result(), "elo": self.elo, "elo_low": self.elo_low,
+                "elo_high": self.elo_high, "los": self.los}
+
+
+#: the columns of the SPRT table in standings.csv and standings.md
+COLUMNS = ("game_index", "game", "focus", "players", "model", "elo0", "elo1", "alpha", "beta", "sets",
+           "matches", "llr", "lower", "upper", "verdict", "result", "elo", "elo_low", "elo_high", "los")
+
+
+def _finite(value: float, digits: int = 1) -> float | None:
+    """A rounded value, or None for an infinite one (JSON has no infinity)."""
+    return round(value, digits) if math.isfinite(value) else None
+
+
+@dataclass
+class _Entry:
+    """One SPRT entry's counted matches, tallied as a journal streams them."""
+
+    game: str
+    players: int
+    places: set[tuple[int, int]] = field(default_factory=set)  # (table, seating): a set's matches
+    points: dict[int, dict[str, int]] = field(default_factory=dict)  # set -> entrant -> half points
+    counts: dict[int, int] = field(default_factory=dict)  # set -> matches
+    focus: str | None = None
+
+
+def outcomes(path: str | Path) -> list[Outcome]:
+    """Every SPRT game entry's Outcome, from its journal alone (`referee tournament` and
+    `referee standings` alike): the head's tests, the counted matches (`counted`) in duplicate
+    sets by their keys (GAME.gG.tT.sS.rR: set S of entry G, whose focus is the first seat of
+    seating 0), the longest prefix of complete sets, and the decision records' verdicts."""
+    from referee.errors import UsageError
+    from referee.tournament.standings import counted_journal, iter_journal
+
+    head = next((r for r in iter_journal(path) if r["type"] == "tournament"), None)
+    try:
+        tests = {int(g): Sprt(**p) for g, p in ((head or {}).get("sprt") or {}).items()}
+    except (TypeError, ValueError):
+        raise UsageError(f"{path}: the head's sprt tests are not well formed") from None
+    if not tests:
+        return []
+    decided = {d["game_index"]: d for d in read_decisions(path)}
+    entries: dict[int, _Entry] = {}
+    for rec in counted_journal(path):
+        try:
+            g, t, k, r = (int(part[1:]) for part in rec["key"].rsplit(".", 4)[1:])
+        except (ValueError, AttributeError, KeyError):
+            continue  # not a scheduled match's key
+        if g not in tests:
+            continue
+        entry = entries.setdefault(g, _Entry(rec["game"], len(rec["seats"])))
+        entry.places.add((t, r))
+        entry.counts[k] = entry.counts.get(k, 0) + 1
+        tally = entry.points.setdefault(k, {})
+        for name in rec["seats"]:
+            tally[name] = tally.get(name, 0) + half_points(rec, name)[0]
+        if r == 0:
+            entry.focus = rec["seats"][0]
+    found = []
+    for g, test in sorted(tests.items()):
+        entry = entries.get(g)
+        if entry is None or entry.focus is None:
+            continue  # no counted match of it yet
+        size = len(entry.places)
+        n = 0
+        while entry.counts.get(n) == size:
+            n += 1
+        sums = [entry.points[k].get(entry.focus, 0) for k in range(n)]
+        decision = decided.get(g)
+        llr, verdict = (decision["llr"], decision["verdict"]) if decision is not None else (0.0, None)
+        if n:
+            mean, variance = moments(n, sum(sums), sum(x * x for x in sums), size * 2 * (entry.players - 1))
+            llr = llr if decision is not None else test.llr_of(n, mean, variance)
+        extra: dict[str, Any] = {}
+        if n > 1:
+            e = estimate(n, mean, variance)
+            extra = {"elo": _finite(e.elo), "elo_low": _finite(e.low), "elo_high": _finite(e.high),
+                     "los": round(e.los, 4)}
+        found.append(Outcome(g, entry.game, entry.focus, entry.players, test, n, n * size, llr, verdict, **extra))
+    return found
