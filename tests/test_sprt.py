@@ -18,7 +18,7 @@ import pytest
 from referee.tournament import sprt
 from referee.errors import ConfigError
 from referee.plugins import load_registry
-from referee.tournament.standings import read_journal
+from referee.tournament.standings import read_journal, sprt_outcomes
 from referee.tournament.config import load_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,6 +168,14 @@ def test_normalized_elo_is_a_mean_in_standard_deviations():
     logistic = sprt.Sprt(0, 100, 0.05, 0.05)
     assert test.llr(scores) != pytest.approx(logistic.llr(scores), abs=1e-2)
     assert test.as_dict()["model"] == "normalized" and "model" not in logistic.as_dict()
+
+
+def test_the_file_s_model_reaches_the_test_and_the_journal_s_head(tmp_path):
+    text = GREEDY.replace("beta = 0.05 }", 'beta = 0.05, model = "normalized" }')
+    config = load_tournament(write(tmp_path, text), REGISTRY)
+    assert config.games[0].sprt.model == sprt.NORMALIZED
+    assert sprt.heads(config) == {"0": {"elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05, "model": "normalized"}}
+    assert load_tournament(write(tmp_path, GREEDY, "l.toml"), REGISTRY).games[0].sprt.model == sprt.LOGISTIC
 
 
 def test_first_decision_reads_the_sets_in_order_like_a_gauntlet():
@@ -443,7 +451,7 @@ def test_an_undecided_entry_says_so_and_its_llr_is_the_gauntlet_s(greedy, tmp_pa
     for line in kept[1:]:
         gauntlets.add(json.loads(line))
     [g] = gauntlets
-    [outcome] = sprt.outcomes(journal)
+    [outcome] = sprt_outcomes(journal)
     assert outcome.verdict is None and outcome.sets == g.counted == 5 and outcome.llr == g.llr()
     assert outcome.result() == "no verdict before 10 sets (5 counted)"
     assert g.status().endswith("5 of 200 sets (no verdict before 10 sets)")
@@ -451,7 +459,7 @@ def test_an_undecided_entry_says_so_and_its_llr_is_the_gauntlet_s(greedy, tmp_pa
     shuffled = kept[1:]
     random.Random(1).shuffle(shuffled)
     journal.write_text(kept[0] + "".join(shuffled))
-    assert sprt.outcomes(journal) == [outcome]
+    assert sprt_outcomes(journal) == [outcome]
 
 
 def test_the_simulation_runs_through_the_project_s_functions():

@@ -300,9 +300,7 @@ def _show_standings(console, journal: Path, out_dir: Path, name: str) -> dict:
         console.print(shown)
     table["faults"] = faults
     table["failed"] = st.failed_matches(journal)  # in the files when there are some
-    from referee.tournament import sprt
-
-    table["sprt"] = sprt.outcomes(journal)  # each SPRT entry's verdict, LLR, bounds and sets
+    table["sprt"] = st.sprt_outcomes(journal)  # each SPRT entry's verdict, LLR, bounds and sets
     notes = _score_notes(table["games"])
     try:
         paths = st.write_all(table, out_dir, name, notes)

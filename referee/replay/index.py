@@ -310,9 +310,7 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
             standings = dict(standings if standings is not None else st.compute_journal(journal))
             standings["faults"] = fault_rows(st.counted_journal(journal))
         if "sprt" not in standings:
-            from referee.tournament import sprt
-
-            standings = {**standings, "sprt": sprt.outcomes(journal)}
+            standings = {**standings, "sprt": st.sprt_outcomes(journal)}
         table = st.as_dict(standings, name)
         sets = {game: standings["sets"][game] for game in table["games"]}
         notes = {game: _score_note(registry, game) for game in table["games"]}

@@ -331,7 +331,8 @@ class Gauntlet:
         beyond = self.journaled - n * self.size
         lines.append(f"Sets: {n} of at most {self.sets} ({n * self.size} matches, {self.size} a set"
                      + (f"; {beyond} more, in play when the test decided, not counted)" if beyond > 0 else ")"))
-        lines.append(f"LLR: {self.llr():.2f} ({lower:.2f}, {upper:.2f}) [{sprt.elo0:.2f}, {sprt.elo1:.2f}]")
+        model = "" if sprt.model == LOGISTIC else f" ({sprt.model} Elo)"
+        lines.append(f"LLR: {self.llr():.2f} ({lower:.2f}, {upper:.2f}) [{sprt.elo0:.2f}, {sprt.elo1:.2f}]{model}")
         lines.append("-" * 50)
         if self.decision is not None:
             outcome = f"completed - {VERDICTS[self.decision.verdict]}"
@@ -482,24 +483,24 @@ class _Entry:
     focus: str | None = None
 
 
-def outcomes(path: str | Path) -> list[Outcome]:
-    """Every SPRT game entry's Outcome, from its journal alone (`referee tournament` and
-    `referee standings` alike): the head's tests, the counted matches (`counted`) in duplicate
-    sets by their keys (GAME.gG.tT.sS.rR: set S of entry G, whose focus is the first seat of
-    seating 0), the longest prefix of complete sets, and the decision records' verdicts."""
+def outcomes(head: dict[str, Any] | None, records: Iterable[dict[str, Any]],
+             decisions: Iterable[dict[str, Any]]) -> list[Outcome]:
+    """Every SPRT game entry's Outcome, from a journal alone (`referee tournament` and
+    `referee standings` alike: `standings.sprt_outcomes`): its head's tests, its counted match
+    records (`counted`) in duplicate sets by their keys (GAME.gG.tT.sS.rR: set S of entry G, whose
+    focus is the first seat of seating 0), the longest prefix of complete sets, and the decision
+    records' verdicts (`read_decisions`). The same for records in any order."""
     from referee.errors import UsageError
-    from referee.tournament.standings import counted_journal, iter_journal
 
-    head = next((r for r in iter_journal(path) if r["type"] == "tournament"), None)
     try:
         tests = {int(g): Sprt(**p) for g, p in ((head or {}).get("sprt") or {}).items()}
     except (TypeError, ValueError):
-        raise UsageError(f"{path}: the head's sprt tests are not well formed") from None
+        raise UsageError("the journal head's sprt tests are not well formed") from None
     if not tests:
         return []
-    decided = {d["game_index"]: d for d in read_decisions(path)}
+    decided = {d["game_index"]: d for d in decisions}
     entries: dict[int, _Entry] = {}
-    for rec in counted_journal(path):
+    for rec in records:
         try:
             g, t, k, r = (int(part[1:]) for part in rec["key"].rsplit(".", 4)[1:])
         except (ValueError, AttributeError, KeyError):

@@ -243,6 +243,17 @@ def counted_journal(path: str | Path) -> Iterator[dict[str, Any]]:
     return sprt.iter_counted((r for r in iter_journal(path) if r["type"] == "match"), decisions)
 
 
+def sprt_outcomes(path: str | Path) -> list[Any]:
+    """Every SPRT game entry's `sprt.Outcome` (verdict, LLR, bounds, sets) from a journal: its
+    head, its counted matches and its decision records, streamed."""
+    from referee.tournament import sprt
+
+    head = next((r for r in iter_journal(path) if r["type"] == "tournament"), None)
+    if not (head or {}).get("sprt"):
+        return []
+    return sprt.outcomes(head, counted_journal(path), sprt.read_decisions(path))
+
+
 def compute_journal(path: str | Path) -> dict[str, Any]:
     """`compute` of a journal's counted match records (`counted_journal`), read in one streamed
     pass: memory holds a `Result` per match, never the records."""
