@@ -10,7 +10,7 @@ Sections (run one by name, or all without one):
   seats, a focus equal to the field (true Elo elo0: accepting H1 is wrong, at most alpha) and one
   elo1 better (accepting H0 is wrong, at most beta), with and without seat luck.
 
-Usage: python bench/stats.py [SECTION ...] [--runs N] [--seed S] [--elo1 E]
+Usage: python bench/stats.py [SECTION ...] [--runs N] [--seed S] [--elo1 E] [--model normalized]
 Prints a table per section and writes them to bench/results/stats.json. Needs numpy (a dev
 dependency). Never asserts anything; `sprt` at 4,000 runs takes about a minute on one core.
 """
@@ -88,6 +88,19 @@ def _delta_for(score: float, k: int, seat_luck: bool) -> float:
     return (low + high) / 2
 
 
+def _delta_for_t(t: float, k: int, seat_luck: bool, seed: int, sample: int = 40000) -> float:
+    """The log-strength advantage whose set scores have (mean - 1/2) / sd = t (normalized Elo):
+    the mean exact (`_expected_score`), the sd from `sample` simulated sets, the same draws at
+    every step of the bisection (its Monte Carlo error is about 0.4% of t at 40,000 sets)."""
+    low, high = 0.0, 5.0
+    for _ in range(40):
+        mid = (low + high) / 2
+        scores = _set_scores(np.random.default_rng(seed + 1), sample, k, mid, seat_luck)
+        above = (_expected_score(mid, k, seat_luck) - 0.5) / scores.std() > t
+        low, high = (low, mid) if above else (mid, high)
+    return (low + high) / 2
+
+
 def _set_scores(rng: np.random.Generator, n: int, k: int, delta: float, seat_luck: bool) -> np.ndarray:
     """n duplicate sets' scores for the focus (entrant 0): every seating of the balanced design on
     one deal, the finishing order drawn from Plackett-Luce (Gumbel-max)."""
@@ -122,8 +135,8 @@ def _one_run(test: sprt.Sprt, draw: Callable[[int], np.ndarray]) -> tuple[str | 
 def sprt_section(args: argparse.Namespace) -> list[dict[str, object]]:
     """Wrong-verdict rates and average sets of the SPRT, per case (printed, and returned as rows)."""
     runs = args.runs
-    test = sprt.Sprt(elo0=0, elo1=args.elo1, alpha=0.05, beta=0.05)
-    print(f"SPRT: elo0 {test.elo0:g}, elo1 {test.elo1:g}, alpha {test.alpha:g}, beta {test.beta:g}, "
+    test = sprt.Sprt(elo0=0, elo1=args.elo1, alpha=0.05, beta=0.05, model=args.model)
+    print(f"SPRT ({test.model} Elo): elo0 {test.elo0:g}, elo1 {test.elo1:g}, alpha {test.alpha:g}, beta {test.beta:g}, "
           f"{runs} runs a case, balanced seatings, deal-by-entrant sd {DEAL_SD}, "
           f"seat luck sd {SEAT_SD} + first-seat edge {SEAT_EDGE} (log-strength)")
     print(f"{'seats':>5} {'truth':>6} {'seat luck':>9} {'wrong':>7} {'MCSE':>7} {'nominal':>7} "
@@ -134,8 +147,12 @@ def sprt_section(args: argparse.Namespace) -> list[dict[str, object]]:
         for seat_luck in (False, True):
             for truth in ("equal", "elo1"):
                 started = time.monotonic()
-                target = sprt.expected_score(test.elo0 if truth == "equal" else test.elo1)
-                delta = _delta_for(target, k, seat_luck)
+                if truth == "equal":  # elo0 = 0: an expected set score of 1/2 in either model
+                    delta = _delta_for(sprt.expected_score(test.elo0), k, seat_luck)
+                elif test.model == sprt.LOGISTIC:
+                    delta = _delta_for(sprt.expected_score(test.elo1), k, seat_luck)
+                else:
+                    delta = _delta_for_t(sprt.nelo_t(test.elo1), k, seat_luck, args.seed)
                 wrong_verdict, nominal = (sprt.H1, test.alpha) if truth == "equal" else (sprt.H0, test.beta)
                 wrong = undecided = total_sets = 0
                 for _ in range(runs):
@@ -151,7 +168,8 @@ def sprt_section(args: argparse.Namespace) -> list[dict[str, object]]:
                       f"{time.monotonic() - started:>5.0f}s", flush=True)
                 rows.append({"seats": k, "truth": truth, "seat_luck": seat_luck, "runs": runs, "wrong": p,
                              "mcse": mcse, "nominal": nominal, "holds": holds == "yes", "undecided": undecided,
-                             "mean_sets": total_sets / runs, "elo0": test.elo0, "elo1": test.elo1})
+                             "mean_sets": total_sets / runs, "elo0": test.elo0, "elo1": test.elo1,
+                             "model": test.model})
     return rows
 
 
@@ -165,6 +183,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2000, help="simulated runs per case (default 2000)")
     parser.add_argument("--seed", type=int, default=26, help="the simulation's seed")
     parser.add_argument("--elo1", type=float, default=50.0, help="sprt: the test's elo1 (elo0 is 0; default 50)")
+    parser.add_argument("--model", choices=sprt.MODELS, default=sprt.LOGISTIC,
+                        help="sprt: what elo0 and elo1 are in (default logistic)")
     args = parser.parse_args()
     unknown = [name for name in args.sections if name not in SECTIONS]
     if unknown:
