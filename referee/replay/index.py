@@ -580,13 +580,14 @@ def _sprt_html(tests: list[dict[str, Any]]) -> str:
     """The SPRT block: a small table per SPRT game entry (its test, LLR and bounds, sets, verdict)."""
     from referee.tournament.sprt import MIN_SETS
 
+    def signed(value: float | None) -> str:
+        return "-" if value is None else f"{value:+g}"
+
     blocks = []
     for t in tests:
         model = "" if t["model"] == "logistic" else f" ({t['model']} Elo)"
-        def signed(value: float | None) -> str:
-            return "-" if value is None else f"{value:+g}"
-
-        elo = "-" if t["elo"] is None else f"{signed(t['elo'])} (95%: {signed(t['elo_low'])} to {signed(t['elo_high'])})"
+        elo = "-" if t["elo"] is None else \
+            f"{signed(t['elo'])} (95%: {signed(t['elo_low'])} to {signed(t['elo_high'])})"
         rows = [("test", f"H0 elo &le; {t['elo0']:g}, H1 elo &ge; {t['elo1']:g}{model}; alpha {t['alpha']:g}, "
                          f"beta {t['beta']:g}"),
                 ("LLR", f"{t['llr']:.2f} (bounds {t['lower']:.2f}, {t['upper']:.2f})"),

@@ -118,7 +118,8 @@ class Sprt:
         the normal likelihood ratio of H1 to H0, the variance fitted under each."""
         v = max(variance, VARIANCE_FLOOR)
         if self.model == NORMALIZED:
-            return n * (_normalized_loglik(mean, v, nelo_t(self.elo1)) - _normalized_loglik(mean, v, nelo_t(self.elo0)))
+            t0, t1 = nelo_t(self.elo0), nelo_t(self.elo1)
+            return n * (_normalized_loglik(mean, v, t1) - _normalized_loglik(mean, v, t0))
         s0, s1 = expected_score(self.elo0), expected_score(self.elo1)
         return n / 2 * math.log((v + (mean - s0) ** 2) / (v + (mean - s1) ** 2))
 
