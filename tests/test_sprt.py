@@ -236,6 +236,18 @@ def test_the_decision_and_the_counted_records_do_not_depend_on_arrival_order(tmp
     assert kept == tuple(range(decision.sets * 6)) and decision.last == decision.sets * 6 - 1
 
 
+def test_first_decision_decides_as_the_gauntlet_does(tmp_path):
+    # bench/stats.py measures the error rates through Sprt.first_decision: the same verdict at
+    # the same set as the gauntlet a tournament runs
+    config = load_tournament(write(tmp_path, GREEDY), REGISTRY)
+    records = fake_records(config, random.Random(11))
+    gauntlets = sprt.Gauntlets(config)
+    [made] = [d for d in map(gauntlets.add, records) if d is not None]
+    [g] = gauntlets
+    scores = [sprt.set_score(records[k * g.size:(k + 1) * g.size], "maumau-greedy") for k in range(200)]
+    assert config.games[0].sprt.first_decision(scores) == (made.verdict, made.sets)
+
+
 def test_an_sprt_entry_is_scheduled_seed_by_seed(tmp_path):
     text = GREEDY.replace('[[games]]', '[[entrants]]\nstrategy = "first"\n[[games]]')
     config = load_tournament(write(tmp_path, text), REGISTRY)
