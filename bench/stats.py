@@ -183,6 +183,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2000, help="simulated runs per case (default 2000)")
     parser.add_argument("--seed", type=int, default=26, help="the simulation's seed")
     parser.add_argument("--elo1", type=float, default=50.0, help="sprt: the test's elo1 (elo0 is 0; default 50)")
+    parser.add_argument("--json", type=Path, default=RESULTS, help=f"where to write the figures (default {RESULTS})")
     parser.add_argument("--model", choices=sprt.MODELS, default=sprt.LOGISTIC,
                         help="sprt: what elo0 and elo1 are in (default logistic)")
     args = parser.parse_args()
@@ -190,8 +191,8 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown section {unknown[0]!r} (sections: {', '.join(SECTIONS)})")
     results = {name: SECTIONS[name](args) for name in args.sections or SECTIONS}
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps({"seed": args.seed, **results}, indent=2) + "\n")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps({"seed": args.seed, **results}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -474,10 +474,12 @@ def test_an_undecided_entry_says_so_and_its_llr_is_the_gauntlet_s(greedy, tmp_pa
     assert sprt_outcomes(journal) == [outcome]
 
 
-def test_the_simulation_runs_through_the_project_s_functions():
+def test_the_simulation_runs_through_the_project_s_functions(tmp_path):
     # a tiny run of bench/stats.py's SPRT section (the full one: python bench/stats.py sprt)
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "stats.py"), "sprt", "--runs", "20",
-                           "--elo1", "150"], capture_output=True, text=True, timeout=120)
+                           "--elo1", "150", "--json", str(tmp_path / "stats.json")],
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+    assert len(json.loads((tmp_path / "stats.json").read_text())["sprt"]) == 8
     rows = [line.split() for line in proc.stdout.splitlines() if line.split()[:1] in (["2"], ["4"])]
     assert len(rows) == 8 and all(0 <= float(r[3]) <= 1 and float(r[8]) >= sprt.MIN_SETS for r in rows)
