@@ -18,7 +18,7 @@ import pytest
 from referee.tournament import sprt
 from referee.errors import ConfigError
 from referee.plugins import load_registry
-from referee.tournament.standings import read_journal
+from referee.tournament.standings import read_journal, sprt_outcomes
 from referee.tournament.config import load_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -113,8 +113,8 @@ def test_bounds_and_llr_against_hand_computed_values():
     assert upper == pytest.approx(2.944439, abs=1e-6)
     assert sprt.expected_score(10) == pytest.approx(0.5143872, abs=1e-7)
     # 4 sets: mean 0.55, population variance (0.05^2 + 0.15^2 + 0.15^2 + 0.05^2) / 4 = 0.0125;
-    # LLR = 4 (0.5143872 - 0.5) (2 * 0.55 - 0.5 - 0.5143872) / (2 * 0.0125) = 0.197076
-    assert test.llr([0.6, 0.4, 0.7, 0.5]) == pytest.approx(0.197076, abs=1e-6)
+    # LLR = 4 / 2 ln((0.0125 + 0.05^2) / (0.0125 + (0.55 - 0.5143872)^2)) = 0.171367
+    assert test.llr([0.6, 0.4, 0.7, 0.5]) == pytest.approx(0.171367, abs=1e-6)
     assert test.llr([]) == 0.0
     # asymmetric error rates
     assert sprt.Sprt(0, 5, 0.1, 0.2).bounds() == pytest.approx((math.log(0.2 / 0.9), math.log(0.8 / 0.1)))
@@ -122,18 +122,69 @@ def test_bounds_and_llr_against_hand_computed_values():
 
 def test_zero_variance_is_floored_not_divided_by():
     test = sprt.Sprt(0, 10, 0.05, 0.05)
-    # 10 sets of exactly 1/2: LLR = 10 * 0.0143872 * (1 - 1.0143872) / (2 * 1e-4) = -10.3496
-    assert test.llr([0.5] * 10) == pytest.approx(-10.3496, abs=1e-3)
+    # 10 sets of exactly 1/2: LLR = 10 / 2 ln(1e-4 / (1e-4 + 0.0143872^2)) = -5.6082
+    assert test.llr([0.5] * 10) == pytest.approx(-5.6082, abs=1e-3)
     assert test.verdict([0.5] * 10) == sprt.H0
-    assert test.verdict([0.9] * 10) == sprt.H1
+    # far above both hypotheses the variance fitted under each absorbs much of the gap: each set
+    # adds 1/2 ln((1e-4 + 0.4^2) / (1e-4 + (0.9 - 0.5715)^2)) = 0.198 for elo1 50, so 15 sets decide
+    wide = sprt.Sprt(0, 50, 0.05, 0.05)
+    assert wide.verdict([0.9] * 14) is None and wide.verdict([0.9] * 15) == sprt.H1
 
 
 def test_no_verdict_before_min_sets():
+    clear = sprt.Sprt(0, 200, 0.05, 0.05)  # 9 sets of 1.0 give an LLR of 6.6, past the bound
+    assert clear.llr([1.0] * (sprt.MIN_SETS - 1)) > clear.bounds()[1]
+    assert clear.verdict([1.0] * (sprt.MIN_SETS - 1)) is None
+    assert clear.verdict([1.0] * sprt.MIN_SETS) == sprt.H1
     test = sprt.Sprt(0, 10, 0.05, 0.05)
-    assert test.verdict([1.0] * (sprt.MIN_SETS - 1)) is None
-    assert test.verdict([1.0] * sprt.MIN_SETS) == sprt.H1
-    assert test.verdict([0.6, 0.4] * 10) is None  # LLR -0.207, inside the bounds: continue
-    assert test.llr([0.6, 0.4] * 10) == pytest.approx(-0.2070, abs=1e-4)
+    assert test.verdict([0.6, 0.4] * 10) is None  # LLR -0.205, inside the bounds: continue
+    assert test.llr([0.6, 0.4] * 10) == pytest.approx(-0.2049, abs=1e-4)
+
+
+def _profile_llr(scores, mean_of):
+    """The normal LLR of H1 to H0 by brute force: each hypothesis's likelihood maximised over a
+    fine grid of standard deviations, its mean `mean_of(hypothesis, sd)`."""
+    def best(h):
+        return max(sum(-math.log(sd) - (x - mean_of(h, sd)) ** 2 / (2 * sd * sd) for x in scores)
+                   for sd in (0.001 * 1.001 ** i for i in range(8000)))
+    return best(1) - best(0)
+
+
+def test_the_llr_fits_the_variance_under_each_hypothesis():
+    # the GSPRT's LLR is the likelihood ratio with the unknown variance fitted under each
+    # hypothesis (the known-variance approximation gave 0.197 for these sets)
+    scores = [0.6, 0.4, 0.7, 0.5, 0.45]
+    test = sprt.Sprt(0, 40, 0.05, 0.05)
+    s = {0: sprt.expected_score(0), 1: sprt.expected_score(40)}
+    assert test.llr(scores) == pytest.approx(_profile_llr(scores, lambda h, sd: s[h]), abs=1e-3)
+
+
+def test_normalized_elo_is_a_mean_in_standard_deviations():
+    scores = [0.6, 0.4, 0.7, 0.5, 0.45]
+    test = sprt.Sprt(0, 100, 0.05, 0.05, model=sprt.NORMALIZED)
+    t = {0: 0.0, 1: 100 * math.log(10) / 800}
+    assert sprt.nelo_t(100) == pytest.approx(t[1])
+    assert test.llr(scores) == pytest.approx(_profile_llr(scores, lambda h, sd: 0.5 + t[h] * sd), abs=1e-3)
+    logistic = sprt.Sprt(0, 100, 0.05, 0.05)
+    assert test.llr(scores) != pytest.approx(logistic.llr(scores), abs=1e-2)
+    assert test.as_dict()["model"] == "normalized" and "model" not in logistic.as_dict()
+
+
+def test_the_file_s_model_reaches_the_test_and_the_journal_s_head(tmp_path):
+    text = GREEDY.replace("beta = 0.05 }", 'beta = 0.05, model = "normalized" }')
+    config = load_tournament(write(tmp_path, text), REGISTRY)
+    assert config.games[0].sprt.model == sprt.NORMALIZED
+    assert sprt.heads(config) == {"0": {"elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05, "model": "normalized"}}
+    assert load_tournament(write(tmp_path, GREEDY, "l.toml"), REGISTRY).games[0].sprt.model == sprt.LOGISTIC
+
+
+def test_first_decision_reads_the_sets_in_order_like_a_gauntlet():
+    test = sprt.Sprt(0, 50, 0.05, 0.05)
+    scores = [0.9, 0.8, 1.0, 0.7] * 10
+    verdict, n = test.first_decision(scores)
+    assert verdict == sprt.H1 and n > sprt.MIN_SETS and test.verdict(scores[:n]) == sprt.H1
+    assert all(test.verdict(scores[:k]) is None for k in range(n))
+    assert test.first_decision([0.6, 0.4] * 5) == (None, 10)
 
 
 def test_pairwise_and_set_scores_count_ties_half():
@@ -185,6 +236,18 @@ def test_the_decision_and_the_counted_records_do_not_depend_on_arrival_order(tmp
     assert kept == tuple(range(decision.sets * 6)) and decision.last == decision.sets * 6 - 1
 
 
+def test_first_decision_decides_as_the_gauntlet_does(tmp_path):
+    # bench/stats.py measures the error rates through Sprt.first_decision: the same verdict at
+    # the same set as the gauntlet a tournament runs
+    config = load_tournament(write(tmp_path, GREEDY), REGISTRY)
+    records = fake_records(config, random.Random(11))
+    gauntlets = sprt.Gauntlets(config)
+    [made] = [d for d in map(gauntlets.add, records) if d is not None]
+    [g] = gauntlets
+    scores = [sprt.set_score(records[k * g.size:(k + 1) * g.size], "maumau-greedy") for k in range(200)]
+    assert config.games[0].sprt.first_decision(scores) == (made.verdict, made.sets)
+
+
 def test_an_sprt_entry_is_scheduled_seed_by_seed(tmp_path):
     text = GREEDY.replace('[[games]]', '[[entrants]]\nstrategy = "first"\n[[games]]')
     config = load_tournament(write(tmp_path, text), REGISTRY)
@@ -222,6 +285,7 @@ def test_spans_are_each_game_entry_s_schedule_indices(tmp_path):
     (("elo0 = 0", "elo0 = nan"), "games[0].sprt.elo0"),
     (("elo0 = 0", "elo0 = 0, elo2 = 1"), "games[0].sprt.elo2"),
     (("sprt = {", "sprt = 3 #"), "games[0].sprt"),
+    (("beta = 0.05", 'beta = 0.05, model = "bayes"'), "games[0].sprt.model"),
     (("seeds = 200", "seeds = 9"), "games[0].seeds"),
 ])
 def test_a_wrong_sprt_is_one_line_naming_the_key(tmp_path, change, key):
@@ -355,3 +419,67 @@ def test_the_index_counts_what_the_standings_count(greedy, tmp_path):
     focus = next(r for r in standings(out)["games"]["maumau"] if r["entrant"] == "maumau-greedy")
     row = re.search(r"<td class=\"l\">maumau-greedy</td><td[^>]*>(\d+)</td>", text)
     assert row is not None and int(row.group(1)) == focus["matches"]
+
+
+# -- the verdict in every output -------------------------------------------------------------
+
+
+def test_the_verdict_is_in_every_standings_file_and_the_index(greedy, tmp_path):
+    import tomllib
+
+    _, out, _, _ = greedy
+    [decision] = decisions(out)
+    for where in (out, tmp_path / "s"):  # the tournament's files, and `referee standings`'s
+        if where != out:
+            proc = referee("standings", str(out / "journal.jsonl"), "--out", str(where))
+            assert proc.returncode == 0, proc.stderr
+            assert f"sprt games[0] maumau-greedy: LLR {decision['llr']:.2f} (-2.94, 2.94), {decision['sets']} " \
+                   "sets: H1 accepted: better than the field" in proc.stdout
+        [test] = standings(where)["sprt"]
+        assert (test["verdict"], test["sets"], test["llr"]) == ("H1", decision["sets"], round(decision["llr"], 4))
+        assert (test["focus"], test["lower"], test["upper"], test["elo1"]) == ("maumau-greedy", -2.9444, 2.9444, 50)
+        assert test["matches"] == decision["sets"] * 6 and test["elo"] > 0
+        assert tomllib.loads((where / "standings.toml").read_text())["sprt"] == [test]
+        csv = (where / "standings.csv").read_text()
+        assert f"sprt,0,maumau,maumau-greedy,3,logistic,0.0,50.0,0.05,0.05,{decision['sets']}," in csv
+        md = (where / "standings.md").read_text()
+        assert "## SPRT" in md and f"| {decision['sets']} ({decision['sets'] * 6} matches) |" in md
+        assert "H1 accepted: better than the field" in md
+    page = (out / "index.html").read_text()
+    assert '<section id="sprt">' in page and "focus maumau-greedy" in page
+    assert f"{decision['llr']:.2f} (bounds -2.94, 2.94)" in page and f"{decision['sets']} duplicate sets" in page
+
+
+def test_an_undecided_entry_says_so_and_its_llr_is_the_gauntlet_s(greedy, tmp_path):
+    # the journal of a run stopped after 5 sets: no verdict, and no verdict possible yet
+    path, out, _, _ = greedy
+    config = load_tournament(path, REGISTRY)
+    lines = (out / "journal.jsonl").read_text().splitlines(keepends=True)
+    kept = [line for line in lines if '"type":"tournament"' in line
+            or '"type":"match"' in line and json.loads(line)["index"] < 5 * 6]
+    journal = tmp_path / "journal.jsonl"
+    journal.write_text("".join(kept))
+    gauntlets = sprt.Gauntlets(config)
+    for line in kept[1:]:
+        gauntlets.add(json.loads(line))
+    [g] = gauntlets
+    [outcome] = sprt_outcomes(journal)
+    assert outcome.verdict is None and outcome.sets == g.counted == 5 and outcome.llr == g.llr()
+    assert outcome.result() == "no verdict before 10 sets (5 counted)"
+    assert g.status().endswith("5 of 200 sets (no verdict before 10 sets)")
+    # shuffled, the same outcome
+    shuffled = kept[1:]
+    random.Random(1).shuffle(shuffled)
+    journal.write_text(kept[0] + "".join(shuffled))
+    assert sprt_outcomes(journal) == [outcome]
+
+
+def test_the_simulation_runs_through_the_project_s_functions(tmp_path):
+    # a tiny run of bench/stats.py's SPRT section (the full one: python bench/stats.py sprt)
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "stats.py"), "sprt", "--runs", "20",
+                           "--elo1", "150", "--json", str(tmp_path / "stats.json")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads((tmp_path / "stats.json").read_text())["sprt"]) == 8
+    rows = [line.split() for line in proc.stdout.splitlines() if line.split()[:1] in (["2"], ["4"])]
+    assert len(rows) == 8 and all(0 <= float(r[3]) <= 1 and float(r[8]) >= sprt.MIN_SETS for r in rows)

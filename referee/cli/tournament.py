@@ -269,6 +269,11 @@ def standings(
             raise UsageError(f"{journal} holds no finished match")
         console = _console()
         table = _show_standings(console, journal, out or journal.parent, head.get("name", "") if head else "")
+        for outcome in table["sprt"]:  # the tournament prints its own, longer block (Gauntlet.summary)
+            lower, upper = outcome.test.bounds()
+            console.print(f"sprt games[{outcome.game_index}] {outcome.focus}: LLR {outcome.llr:.2f} ({lower:.2f}, "
+                          f"{upper:.2f}), {outcome.sets} sets: {outcome.result()}", highlight=False, markup=False,
+                          soft_wrap=True)
         if table["failed"]:
             _print_failures(console, table["failed"])
 
@@ -295,6 +300,7 @@ def _show_standings(console, journal: Path, out_dir: Path, name: str) -> dict:
         console.print(shown)
     table["faults"] = faults
     table["failed"] = st.failed_matches(journal)  # in the files when there are some
+    table["sprt"] = st.sprt_outcomes(journal)  # each SPRT entry's verdict, LLR, bounds and sets
     notes = _score_notes(table["games"])
     try:
         paths = st.write_all(table, out_dir, name, notes)

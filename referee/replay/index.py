@@ -309,6 +309,8 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
         if standings is None or "faults" not in standings:
             standings = dict(standings if standings is not None else st.compute_journal(journal))
             standings["faults"] = fault_rows(st.counted_journal(journal))
+        if "sprt" not in standings:
+            standings = {**standings, "sprt": st.sprt_outcomes(journal)}
         table = st.as_dict(standings, name)
         sets = {game: standings["sets"][game] for game in table["games"]}
         notes = {game: _score_note(registry, game) for game in table["games"]}
@@ -316,6 +318,9 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
         for number, (scope, scope_rows, scope_sets) in enumerate(scopes):
             sections.append(_standings_html(number, scope, scope_rows, scope_sets, notes))
         nav.append(("standings-0", "standings"))
+        if table.get("sprt"):
+            sections.append(_sprt_html(table["sprt"]))
+            nav.append(("sprt", "sprt"))
         for number, (game, pairs) in enumerate(table.get("head_to_head", {}).items()):
             order = [r["entrant"] for r in table["games"].get(game, [])]
             sections.append(_matrix_html(number, game, pairs, order, notes.get(game)))
@@ -570,6 +575,32 @@ def _matrix_html(number: int, game: str, pairs: list[dict[str, Any]], order: lis
 
 
 # -- the matches ----------------------------------------------------------------------------------
+
+def _sprt_html(tests: list[dict[str, Any]]) -> str:
+    """The SPRT block: a small table per SPRT game entry (its test, LLR and bounds, sets, verdict)."""
+    from referee.tournament.sprt import MIN_SETS
+
+    def signed(value: float | None) -> str:
+        return "-" if value is None else f"{value:+g}"
+
+    blocks = []
+    for t in tests:
+        model = "" if t["model"] == "logistic" else f" ({t['model']} Elo)"
+        elo = "-" if t["elo"] is None else \
+            f"{signed(t['elo'])} (95%: {signed(t['elo_low'])} to {signed(t['elo_high'])})"
+        rows = [("test", f"H0 elo &le; {t['elo0']:g}, H1 elo &ge; {t['elo1']:g}{model}; alpha {t['alpha']:g}, "
+                         f"beta {t['beta']:g}"),
+                ("LLR", f"{t['llr']:.2f} (bounds {t['lower']:.2f}, {t['upper']:.2f})"),
+                ("sets", f"{t['sets']} duplicate sets counted ({t['matches']} matches)"),
+                ("verdict", html.escape(t["result"])), ("Elo against the field", elo),
+                ("LOS", "-" if t["los"] is None else f"{t['los']:.3f}")]
+        body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
+        title = f"SPRT: games[{t['game_index']}] {t['game']}, focus {t['focus']}"
+        blocks.append(f'<h3>{html.escape(title)}</h3><table class="sprt">{body}</table>')
+    note = (f"A gauntlet's sequential test of its focus against the field: H1 accepted when the LLR reaches "
+            f"the upper bound, H0 at the lower one, never before {MIN_SETS} duplicate sets.")
+    return f'<section id="sprt"><h2>SPRT</h2>{"".join(blocks)}<p class="muted">{note}</p></section>'
+
 
 def _matches_html(rows: list[str], notes: list[str]) -> str:
     points = f" Points: {'; '.join(notes)}." if notes else ""

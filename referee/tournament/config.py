@@ -20,7 +20,7 @@ from referee.errors import ConfigError, UsageError
 from referee.tournament.executors import EXECUTORS
 from referee.bots.limits import LIMIT_MAX, MAX_CONCURRENCY  # the caps of [limits], shared with the CLI
 from referee.plugins import Registry
-from referee.tournament.sprt import MIN_SETS, Sprt
+from referee.tournament.sprt import MIN_SETS, MODELS, Sprt
 
 SCHEDULES = ("round-robin", "gauntlet")
 _SEATING = " or ".join(repr(d) for d in designs.DESIGNS)  # what a `seating` key may be (referee/tournament/designs.py)
@@ -423,8 +423,9 @@ def _output(r: _Reader, data: dict) -> Output:
 
 
 def _sprt(r: _Reader, g: dict, where: str, schedule: str, seeds: int) -> Sprt | None:
-    """A game entry's `sprt = { elo0, elo1, alpha, beta }` (referee/tournament/sprt.py), or None without one:
-    a gauntlet's only, elo1 above elo0, alpha and beta between 0 and 0.5, MIN_SETS seeds or more."""
+    """A game entry's `sprt = { elo0, elo1, alpha, beta[, model] }` (referee/tournament/sprt.py), or None
+    without one: a gauntlet's only, elo1 above elo0, alpha and beta between 0 and 0.5, MIN_SETS seeds or
+    more, the Elo model "logistic" (the default) or "normalized"."""
     raw = r.get(g, "sprt", where, dict, default=None, expected="a table { elo0, elo1, alpha, beta }")
     if raw is None:
         return None
@@ -433,9 +434,13 @@ def _sprt(r: _Reader, g: dict, where: str, schedule: str, seeds: int) -> Sprt | 
         raise r.fail(key, f'schedule = "gauntlet" with it (an SPRT tests a focus against the field; this '
                      f'entry\'s schedule is {shown(schedule)})')
     for name in raw:
-        if name not in ("elo0", "elo1", "alpha", "beta"):
-            raise r.fail(f"{key}.{name}", "elo0, elo1, alpha or beta (unknown key)")
-    values = {}
+        if name not in ("elo0", "elo1", "alpha", "beta", "model"):
+            raise r.fail(f"{key}.{name}", "elo0, elo1, alpha, beta or model (unknown key)")
+    values: dict[str, Any] = {}
+    if "model" in raw:
+        if raw["model"] not in MODELS:
+            raise r.fail(f"{key}.model", " or ".join(f'"{m}"' for m in MODELS), raw["model"])
+        values["model"] = raw["model"]
     for name, expected in (("elo0", "an Elo difference from -1000 to 1000"),
                            ("elo1", "an Elo difference from -1000 to 1000"),
                            ("alpha", "a probability between 0 and 0.5"), ("beta", "a probability between 0 and 0.5")):

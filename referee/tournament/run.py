@@ -720,11 +720,12 @@ def _check_head(journal: Path, old_head: dict[str, Any] | None, head: dict[str, 
                          f"{signing.KEY_FILE}), or start again in another --out")
 
 
-def _sprt_shown(params: dict[str, float] | None) -> str:
+def _sprt_shown(params: dict[str, Any] | None) -> str:
     """An entry's SPRT parameters as the file writes them, or "none"."""
     if not params:
         return "none"
-    return "{ " + ", ".join(f"{k} = {v:g}" for k, v in params.items()) + " }"
+    return "{ " + ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f'{k} = "{v}"'
+                            for k, v in params.items()) + " }"
 
 
 def setup(config: TournamentConfig, key: sealing.DealKey) -> dict[str, Any]:

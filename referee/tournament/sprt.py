@@ -9,15 +9,24 @@ seed share its deals, so they are not independent of one another); its score is 
 pairwise score over the set. An Elo difference d stands for an expected pairwise score
 L(d) = 1 / (1 + 10^(-d / 400)) against one entrant of the field.
 
-The test is the GSPRT with the normal approximation over set scores (Van den Bergh; fastchess's
-logistic model over pentanomial pairs): with N sets of mean m and population variance v,
-s0 = L(elo0) and s1 = L(elo1), LLR = N (s1 - s0) (2m - s0 - s1) / (2v), between the bounds
-ln(beta / (1 - alpha)) and ln((1 - beta) / alpha). v is at least VARIANCE_FLOOR, so sets that
-all score alike (two entrants playing alike under a symmetric design) give a verdict, not a
-division by zero. No verdict comes before MIN_SETS sets: the variance estimated from a handful of
-sets is so rough that a test allowed to stop at 2 sets accepts the wrong hypothesis several
-times as often as alpha and beta say (up to 27% instead of 5% in simulations of 2-seat games;
-with 10 sets, about 6%).
+The test is the GSPRT over set scores (Van den Bergh's generalised SPRT; fastchess's model
+generalised from a pentanomial pair to a duplicate set): the set scores are taken to be normal,
+and the LLR is the ratio of their likelihoods with the unknown variance fitted under each
+hypothesis. With N sets of mean m and population variance v, s0 = L(elo0) and s1 = L(elo1),
+LLR = N/2 ln((v + (m - s0)^2) / (v + (m - s1)^2)), between the bounds ln(beta / (1 - alpha)) and
+ln((1 - beta) / alpha). The usual normal approximation, N (s1 - s0) (2m - s0 - s1) / (2v), takes
+the variance as known; with tens of sets it is not, and in simulation that test accepted the wrong
+hypothesis 5.5-7.0% of the time at alpha = beta = 0.05 (2 and 4 seats, with and without seat
+luck, 4,000 runs a case), where this one stays at or below 5% (bench/stats.py sprt; the figures
+are in docs/tournaments.md). v is at least VARIANCE_FLOOR, so sets that all score alike (two
+entrants playing alike under a symmetric design) give a verdict, not a division by zero. No
+verdict comes before MIN_SETS sets: the variance of a handful of sets is too rough a guide.
+
+With `model = "normalized"` the hypotheses are in normalized Elo (fastchess's nElo, per set
+instead of per pentanomial pair): nElo = (m - 1/2) / sd * 800 / ln 10, sd the set scores'
+standard deviation, so that elo0 and elo1 measure the focus's edge against the noise of the
+game, whatever its luck; the LLR is the same normal likelihood ratio, with the variance fitted
+under each hypothesis's t = (m - 1/2) / sd.
 
 The verdict depends on the results only, never on the order matches finish in, the concurrency
 or a kill and `--resume`: the test reads the longest prefix of the entry's sets (in schedule
@@ -45,6 +54,8 @@ MIN_SETS = 10  # no verdict before this many duplicate sets
 H1, H0 = "H1", "H0"  # the verdicts: the focus is better than the field (elo1), or not (elo0)
 VERDICTS = {H1: "H1 accepted: better than the field", H0: "H0 accepted: not better than the field"}
 SHORT = {H1: "H1 accepted (better)", H0: "H0 accepted (not better)"}
+LOGISTIC, NORMALIZED = "logistic", "normalized"  # the Elo models an SPRT's elo0 and elo1 may be in
+MODELS = (LOGISTIC, NORMALIZED)
 
 
 def expected_score(elo: float) -> float:
@@ -59,6 +70,25 @@ def elo_of(score: float) -> float:
     if score <= 0.0:
         return -math.inf
     return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # + 0.0: no "-0.0" at 1/2
+
+
+def nelo_t(nelo: float) -> float:
+    """A normalized Elo as the t it stands for, (m - 1/2) / sd: nelo * ln 10 / 800."""
+    return nelo * math.log(10) / 800
+
+
+def _normalized_loglik(mean: float, variance: float, t: float) -> float:
+    """The normal log-likelihood per set of sets of this mean and population variance, maximised
+    over the distributions whose (mean - 1/2) / sd is t (constants dropped)."""
+    s1, s2 = mean - 0.5, variance + (mean - 0.5) ** 2  # first and second moments about 1/2
+    u = (t * s1 + math.sqrt(t * t * s1 * s1 + 4 * s2)) / (2 * s2)  # 1 / sd at the maximum
+    return math.log(u) - s2 * u * u / 2 + t * s1 * u - t * t / 2
+
+
+def moments(n: int, total: int, squares: int, out_of: int) -> tuple[float, float]:
+    """The mean score and population variance of n sets from the exact integer sums of their
+    half points and of those squared, each set out of `out_of` half points."""
+    return total / (n * out_of), (n * squares - total ** 2) / (n * n * out_of * out_of)
 
 
 def mean_and_variance(set_scores: Sequence[float]) -> tuple[float, float]:
@@ -77,15 +107,21 @@ class Sprt:
     elo1: float
     alpha: float
     beta: float
+    model: str = LOGISTIC  # what elo0 and elo1 are in: LOGISTIC or NORMALIZED Elo
 
     def bounds(self) -> tuple[float, float]:
         """The lower and upper LLR bounds: ln(beta / (1 - alpha)), ln((1 - beta) / alpha)."""
         return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
 
     def llr_of(self, n: int, mean: float, variance: float) -> float:
-        """The LLR of n sets of this mean and population variance (floored at VARIANCE_FLOOR)."""
+        """The LLR of n sets of this mean and population variance (floored at VARIANCE_FLOOR):
+        the normal likelihood ratio of H1 to H0, the variance fitted under each."""
+        v = max(variance, VARIANCE_FLOOR)
+        if self.model == NORMALIZED:
+            t0, t1 = nelo_t(self.elo0), nelo_t(self.elo1)
+            return n * (_normalized_loglik(mean, v, t1) - _normalized_loglik(mean, v, t0))
         s0, s1 = expected_score(self.elo0), expected_score(self.elo1)
-        return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * max(variance, VARIANCE_FLOOR))
+        return n / 2 * math.log((v + (mean - s0) ** 2) / (v + (mean - s1) ** 2))
 
     def llr(self, set_scores: Sequence[float]) -> float:
         """The log-likelihood ratio of H1 to H0 given the duplicate sets' scores (0.0 for none)."""
@@ -104,9 +140,25 @@ class Sprt:
         """H1, H0 or None (continue) after these sets."""
         return self.verdict_of(len(set_scores), self.llr(set_scores))
 
-    def as_dict(self) -> dict[str, float]:
-        """The four parameters, as the file writes them."""
-        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
+    def first_decision(self, set_scores: Sequence[float]) -> tuple[str | None, int]:
+        """The verdict at the first prefix of the sets that decides, and that prefix's length
+        (None and the number of sets if none does), as a gauntlet reads its sets in order."""
+        total = squares = 0.0
+        for n, x in enumerate(set_scores, 1):
+            total, squares = total + x, squares + x * x
+            if n >= MIN_SETS:
+                mean = total / n
+                verdict = self.verdict_of(n, self.llr_of(n, mean, max(0.0, squares / n - mean * mean)))
+                if verdict is not None:
+                    return verdict, n
+        return None, len(set_scores)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The parameters, as the file writes them."""
+        params: dict[str, Any] = {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
+        if self.model != LOGISTIC:  # only then: a journal of a logistic SPRT keeps the head it always had
+            params["model"] = self.model
+        return params
 
 
 def half_points(record: dict[str, Any], focus: str) -> tuple[int, int]:
@@ -239,8 +291,7 @@ class Gauntlet:
     def mean_and_variance(self) -> tuple[float, float]:
         """The counted sets' mean score and population variance, from exact integer sums (so
         the same whatever order the matches came in)."""
-        n, d = self.counted, self.out_of
-        return self._sum / (n * d), (n * self._squares - self._sum ** 2) / (n * n * d * d)
+        return moments(self.counted, self._sum, self._squares, self.out_of)
 
     def llr(self) -> float:
         """The LLR of the counted sets (0.0 before the first)."""
@@ -256,11 +307,13 @@ class Gauntlet:
 
     def status(self) -> str:
         """One line: the entry and its focus, the LLR and its bounds, the sets counted, and the
-        verdict once reached."""
+        verdict once reached (before MIN_SETS sets, that none can come yet)."""
         lower, upper = self.sprt.bounds()
         line = (f"sprt games[{self.game_index}] {self.entry.focus}: LLR {self.llr():.2f} ({lower:.2f}, "
                 f"{upper:.2f}), {self.counted} of {self.sets} sets")
-        return line + (f": {SHORT[self.decision.verdict]}" if self.decision is not None else "")
+        if self.decision is not None:
+            return line + f": {SHORT[self.decision.verdict]}"
+        return line + (f" (no verdict before {MIN_SETS} sets)" if self.counted < MIN_SETS else "")
 
     def summary(self) -> list[str]:
         """The end-of-run summary block, like fastchess's: the focus's Elo against the field with
@@ -279,7 +332,8 @@ class Gauntlet:
         beyond = self.journaled - n * self.size
         lines.append(f"Sets: {n} of at most {self.sets} ({n * self.size} matches, {self.size} a set"
                      + (f"; {beyond} more, in play when the test decided, not counted)" if beyond > 0 else ")"))
-        lines.append(f"LLR: {self.llr():.2f} ({lower:.2f}, {upper:.2f}) [{sprt.elo0:.2f}, {sprt.elo1:.2f}]")
+        model = "" if sprt.model == LOGISTIC else f" ({sprt.model} Elo)"
+        lines.append(f"LLR: {self.llr():.2f} ({lower:.2f}, {upper:.2f}) [{sprt.elo0:.2f}, {sprt.elo1:.2f}]{model}")
         lines.append("-" * 50)
         if self.decision is not None:
             outcome = f"completed - {VERDICTS[self.decision.verdict]}"
@@ -366,3 +420,121 @@ def iter_counted(records: Iterable[dict[str, Any]], decisions: Iterable[dict[str
     """`counted`, one record at a time as `records` yields them (for a journal streamed)."""
     cut = [(d["last"], d["end"]) for d in decisions]
     return (r for r in records if not any(last < r["index"] < end for last, end in cut))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """An SPRT game entry as its journal leaves it, for the standings files and the index: the
+    test, the duplicate sets counted and the matches in them, the LLR and its bounds, the verdict
+    (None: none yet), and the focus's Elo against the field with its 95% interval and LOS over
+    the sets (`estimate`; None where it is infinite or there are fewer than two sets)."""
+
+    game_index: int
+    game: str
+    focus: str
+    players: int
+    test: Sprt
+    sets: int
+    matches: int
+    llr: float
+    verdict: str | None
+    elo: float | None = None
+    elo_low: float | None = None
+    elo_high: float | None = None
+    los: float | None = None
+
+    def result(self) -> str:
+        """The verdict in words, or why there is none."""
+        if self.verdict is not None:
+            return VERDICTS[self.verdict]
+        if self.sets < MIN_SETS:
+            return f"no verdict before {MIN_SETS} sets ({self.sets} counted)"
+        return f"no verdict after {self.sets} sets"
+
+    def record(self) -> dict[str, Any]:
+        """The outcome as the standings files write it (None: JSON null, left out of TOML)."""
+        lower, upper = self.test.bounds()
+        return {"game_index": self.game_index, "game": self.game, "focus": self.focus, "players": self.players,
+                "model": self.test.model, "elo0": self.test.elo0, "elo1": self.test.elo1,
+                "alpha": self.test.alpha, "beta": self.test.beta, "sets": self.sets, "matches": self.matches,
+                "llr": round(self.llr, 4), "lower": round(lower, 4), "upper": round(upper, 4),
+                "verdict": self.verdict, "result": self.result(), "elo": self.elo, "elo_low": self.elo_low,
+                "elo_high": self.elo_high, "los": self.los}
+
+
+#: the columns of the SPRT table in standings.csv and standings.md
+COLUMNS = ("game_index", "game", "focus", "players", "model", "elo0", "elo1", "alpha", "beta", "sets",
+           "matches", "llr", "lower", "upper", "verdict", "result", "elo", "elo_low", "elo_high", "los")
+
+
+def _finite(value: float, digits: int = 1) -> float | None:
+    """A rounded value, or None for an infinite one (JSON has no infinity)."""
+    return round(value, digits) if math.isfinite(value) else None
+
+
+@dataclass
+class _Entry:
+    """One SPRT entry's counted matches, tallied as a journal streams them."""
+
+    game: str
+    players: int
+    places: set[tuple[int, int]] = field(default_factory=set)  # (table, seating): a set's matches
+    points: dict[int, dict[str, int]] = field(default_factory=dict)  # set -> entrant -> half points
+    counts: dict[int, int] = field(default_factory=dict)  # set -> matches
+    focus: str | None = None
+
+
+def outcomes(head: dict[str, Any] | None, records: Iterable[dict[str, Any]],
+             decisions: Iterable[dict[str, Any]]) -> list[Outcome]:
+    """Every SPRT game entry's Outcome, from a journal alone (`referee tournament` and
+    `referee standings` alike: `standings.sprt_outcomes`): its head's tests, its counted match
+    records (`counted`) in duplicate sets by their keys (GAME.gG.tT.sS.rR: set S of entry G, whose
+    focus is the first seat of seating 0), the longest prefix of complete sets, and the decision
+    records' verdicts (`read_decisions`). The same for records in any order."""
+    from referee.errors import UsageError
+
+    try:
+        tests = {int(g): Sprt(**p) for g, p in ((head or {}).get("sprt") or {}).items()}
+    except (TypeError, ValueError):
+        raise UsageError("the journal head's sprt tests are not well formed") from None
+    if not tests:
+        return []
+    decided = {d["game_index"]: d for d in decisions}
+    entries: dict[int, _Entry] = {}
+    for rec in records:
+        try:
+            g, t, k, r = (int(part[1:]) for part in rec["key"].rsplit(".", 4)[1:])
+        except (ValueError, AttributeError, KeyError):
+            continue  # not a scheduled match's key
+        if g not in tests:
+            continue
+        entry = entries.setdefault(g, _Entry(rec["game"], len(rec["seats"])))
+        entry.places.add((t, r))
+        entry.counts[k] = entry.counts.get(k, 0) + 1
+        tally = entry.points.setdefault(k, {})
+        for name in rec["seats"]:
+            tally[name] = tally.get(name, 0) + half_points(rec, name)[0]
+        if r == 0:
+            entry.focus = rec["seats"][0]
+    found = []
+    for g, test in sorted(tests.items()):
+        entry = entries.get(g)
+        if entry is None or entry.focus is None:
+            continue  # no counted match of it yet
+        size = len(entry.places)
+        n = 0
+        while entry.counts.get(n) == size:
+            n += 1
+        sums = [entry.points[k].get(entry.focus, 0) for k in range(n)]
+        decision = decided.get(g)
+        llr, verdict = (decision["llr"], decision["verdict"]) if decision is not None else (0.0, None)
+        if n:
+            mean, variance = moments(n, sum(sums), sum(x * x for x in sums), size * 2 * (entry.players - 1))
+            llr = llr if decision is not None else test.llr_of(n, mean, variance)
+        extra: dict[str, Any] = {}
+        if n > 1:
+            e = estimate(n, mean, variance)
+            extra = {"elo": _finite(e.elo), "elo_low": _finite(e.low), "elo_high": _finite(e.high),
+                     "los": round(e.los, 4)}
+        found.append(Outcome(g, entry.game, entry.focus, entry.players, test, n, n * size, llr, verdict, **extra))
+    return found

@@ -243,6 +243,17 @@ def counted_journal(path: str | Path) -> Iterator[dict[str, Any]]:
     return sprt.iter_counted((r for r in iter_journal(path) if r["type"] == "match"), decisions)
 
 
+def sprt_outcomes(path: str | Path) -> list[Any]:
+    """Every SPRT game entry's `sprt.Outcome` (verdict, LLR, bounds, sets) from a journal: its
+    head, its counted matches and its decision records, streamed."""
+    from referee.tournament import sprt
+
+    head = next((r for r in iter_journal(path) if r["type"] == "tournament"), None)
+    if not (head or {}).get("sprt"):
+        return []
+    return sprt.outcomes(head, counted_journal(path), sprt.read_decisions(path))
+
+
 def compute_journal(path: str | Path) -> dict[str, Any]:
     """`compute` of a journal's counted match records (`counted_journal`), read in one streamed
     pass: memory holds a `Result` per match, never the records."""
@@ -335,6 +346,8 @@ def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:
         # matches failed on the referee's side, by error (only when there are some: counted for no one)
         **({"failed": [{"error": error, "count": len(keys), "matches": keys}
                        for error, keys in failure_groups(standings["failed"])]} if standings.get("failed") else {}),
+        # each SPRT game entry's test, LLR, sets and verdict (referee.tournament.sprt.Outcome), when it has some
+        **({"sprt": [o.record() for o in standings["sprt"]]} if standings.get("sprt") else {}),
     }
 
 
@@ -342,7 +355,8 @@ def _without_none(data: dict[str, Any]) -> dict[str, Any]:
     """`as_dict`'s data for TOML, which has no null: a head-to-head pair leaves out a None value."""
     pairs = {g: [{k: v for k, v in p.items() if v is not None} for p in rows]
              for g, rows in data["head_to_head"].items()}
-    return {**data, "head_to_head": pairs}
+    tests = {"sprt": [{k: v for k, v in t.items() if v is not None} for t in data["sprt"]]} if "sprt" in data else {}
+    return {**data, "head_to_head": pairs, **tests}
 
 
 COLUMNS = ("entrant", "matches", "wins", "mean_rank", "total_points", "mean_points", "faults",
@@ -366,6 +380,13 @@ def write_all(standings: dict[str, Any], out_dir: Path, name: str = "", score_no
     for scope, rows in [("overall", data["overall"])] + list(data["games"].items()):
         for r in rows:
             w.writerow((scope,) + tuple(r.get(c, "") for c in COLUMNS))
+    if data.get("sprt"):  # a second table, after a blank line, under its own header
+        from referee.tournament import sprt
+
+        w.writerow(())
+        w.writerow(("scope",) + sprt.COLUMNS)
+        for t in data["sprt"]:
+            w.writerow(("sprt",) + tuple("" if t[c] is None else t[c] for c in sprt.COLUMNS))
     p = out_dir / "standings.csv"
     p.write_text(buf.getvalue(), encoding="utf-8")
     paths.append(p)
@@ -390,6 +411,15 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
     for game, pairs in data.get("head_to_head", {}).items():
         lines += _markdown_table(f"Head to head: {game}", head_to_head.COLUMNS,
                                  [["-" if p[c] is None else p[c] for c in head_to_head.COLUMNS] for p in pairs])
+    if data.get("sprt"):
+        from referee.tournament import sprt
+
+        heads = ("game", "focus", "test", "sets", "LLR (bounds)", "verdict", "Elo (95%)", "los")
+        lines += _markdown_table("SPRT", heads, [_sprt_row(t) for t in data["sprt"]])
+        lines += [f"SPRT: a gauntlet's sequential test of its focus against the field: H1 (elo1) accepted when "
+                  f"the LLR reaches its upper bound, H0 (elo0) at its lower one, never before {sprt.MIN_SETS} "
+                  "duplicate sets; Elo: the focus's mean pairwise score over the sets counted, with its 95% "
+                  "interval, and los the probability that it is above 1/2 (docs/tournaments.md, SPRT).", ""]
     if data.get("faults"):
         heads = ("entrant", "kind", "count", "first_matches", "logs", "example")
         lines += _markdown_table("Faults", heads, [[", ".join(r[c]) if isinstance(r[c], list) else
@@ -415,6 +445,19 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
         "los: the likelihood of superiority, Phi((ahead - behind) / sqrt(ahead + behind)).",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _sprt_row(t: dict[str, Any]) -> list[Any]:
+    """One SPRT entry's Markdown row."""
+    def elo(value: float | None) -> str:
+        return "-" if value is None else f"{value:+g}"
+
+    model = "" if t["model"] == "logistic" else f" {t['model']}"
+    return [f"games[{t['game_index']}] {t['game']}", t["focus"],
+            f"[{t['elo0']:g}, {t['elo1']:g}]{model} alpha {t['alpha']:g} beta {t['beta']:g}",
+            f"{t['sets']} ({t['matches']} matches)", f"{t['llr']:.2f} ({t['lower']:.2f}, {t['upper']:.2f})",
+            t["result"], "-" if t["elo"] is None else f"{elo(t['elo'])} ({elo(t['elo_low'])}..{elo(t['elo_high'])})",
+            "-" if t["los"] is None else f"{t['los']:.3f}"]
 
 
 def _first_keys(keys: Sequence[str], shown: int = 10) -> str:
