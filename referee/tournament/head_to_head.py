@@ -187,8 +187,9 @@ def rich_table(pairs: Sequence[Pair], title: str, order: Sequence[str], most: in
         span = "-" if p.diff_low is None or p.diff_high is None else f"{p.diff_low:.2f}..{p.diff_high:.2f}"
         table.add_row(Text(p.entrant), Text(p.opponent), str(p.matches), str(p.ahead), str(p.behind), str(p.ties),
                       f"{p.mean_diff:.2f}", span, "-" if p.los is None else f"{p.los:.3f}")
-    if any(p.los is None for p in pairs):
-        table.caption = Text(few_sets_note(min(p.sets for p in pairs if p.los is None), min_sets), style="italic")
+    short = [p.sets for p in pairs if p.sets < min_sets]
+    if short:
+        table.caption = Text(few_sets_note(min(short), min_sets), style="italic")
     return table
 
 
