@@ -14,6 +14,7 @@ import pytest
 
 from referee.errors import ConfigError
 from referee.plugins import load_registry
+from referee.replay.index import write_index
 from referee.tournament import standings as st
 from referee.tournament.config import load_tournament
 
@@ -60,6 +61,12 @@ def test_the_journal_keeps_min_sets_and_the_standings_honour_it(tmp_path):
     assert data["sets"] == {"maumau": 2} and data["min_sets"] == {"maumau": 2}
     assert all(r["low"] is not None for r in data["games"]["maumau"])
     assert data["rank_order"]["maumau"] is not None
-    # the same journal judged by the default (10 sets): no range
-    assert all(r.low is None for r in st.compute(st.counted_journal(out / "journal.jsonl"))["games"]["maumau"])
-    assert "fewer than" not in proc.stdout
+    assert "fewer than" not in proc.stdout and "P(best)" in proc.stdout
+    assert 'class="matrix rank-order"' in (out / "index.html").read_text()
+    # the same journal judged by the default (10 sets): no range, and the pages say why
+    table = st.compute(st.counted_journal(out / "journal.jsonl"))
+    assert all(r.low is None for r in table["games"]["maumau"])
+    page = write_index(out, REGISTRY, table, viewers=False).read_text()
+    assert page.count("fewer than 10 duplicate sets (2)") == 2  # under the standings and the head to head
+    assert "fewer duplicate sets than min_sets in maumau (2 of 10)" in page
+    assert 'class="ci"' not in page and 'class="matrix rank-order"' not in page  # no bar, no rank order

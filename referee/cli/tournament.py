@@ -283,7 +283,7 @@ def _show_standings(console, journal: Path, out_dir: Path, name: str) -> dict:
     table = st.compute_journal(journal)
     few = st.few_sets(table)  # why a range is "-" (issue 26)
     console.print(st.rich_table(table["overall"], f"Standings: {name} ({st.OVERALL_NOTE})", points=False,
-                                note="-: too few duplicate sets in " + ", ".join(few) if few else None))
+                                note=st.overall_note(table)))
     for game, rows in table["games"].items():
         console.print(st.rich_table(rows, f"{game}", note=few.get(game)))
     for game, pairs in table["head_to_head"].items():

@@ -316,7 +316,9 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
         few = st.few_sets(table)
         scopes = [("all games", table["overall"], sets)] + [(g, r, {g: sets[g]}) for g, r in table["games"].items()]
         for number, (scope, scope_rows, scope_sets) in enumerate(scopes):
-            sections.append(_standings_html(number, scope, scope_rows, scope_sets, notes, few,
+            sections.append(_standings_html(number, scope, scope_rows, scope_sets, notes,
+                                            {scope: few[scope]} if scope in few else
+                                            {"all games": st.overall_note(table)} if number == 0 and few else {},
                                             table.get("rank_order", {}).get(scope)))
         nav.append(("standings-0", "standings"))
         for number, (game, pairs) in enumerate(table.get("head_to_head", {}).items()):
@@ -377,7 +379,8 @@ def _standings_html(number: int, scope: str, rows: list[dict[str, Any]], sets: d
                     notes: dict[str, str | None], few: dict[str, str] | None = None,
                     order: dict[str, dict[str, float]] | None = None) -> str:
     """One standings table (sortable, filtered) with its rating chart below it, the note saying why
-    a range is "-" (`few`: by game), and a game's rank-order probabilities (`order`) in a table."""
+    a range is "-" (`few`: by scope, "all games" or a game), and a game's rank-order probabilities
+    (`order`) in a table."""
     columns = [(k, label) for k, label in _STANDING_COLUMNS if any(k in r for r in rows)]
     head = '<th title="place in the standings">#</th>' + "".join(
         f'<th class="{"l" if k == "entrant" else ""}">{html.escape(label)}</th>' for k, label in columns)
@@ -396,10 +399,8 @@ def _standings_html(number: int, scope: str, rows: list[dict[str, Any]], sets: d
     title = "Standings: all games" if scope == "all games" else f"Standings: {scope}"
     note = notes.get(scope)
     points = f'<p class="note">{html.escape(f"Points: {note}.")}</p>' if note else ""
-    few = {g: text for g, text in (few or {}).items() if g in sets}
-    if few:
-        said = next(iter(few.values())) if scope in few else "-: too few duplicate sets in " + ", ".join(few)
-        points += f'<p class="note few">{html.escape(said)}</p>'
+    if few and few.get(scope):
+        points += f'<p class="note few">{html.escape(few[scope])}</p>'
     return (f'<section id="standings-{number}"><h2>{html.escape(title)}</h2>'
             f'<table class="standings sortable filter" data-game="{_attr(scope)}" data-chart="{chart}">'
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{points}"

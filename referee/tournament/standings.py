@@ -447,8 +447,7 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
         lines += _markdown_table(scope, ("#",) + COLUMNS, [[i] + ["-" if r.get(c) is None else r[c] for c in COLUMNS]
                                                            for i, r in enumerate(rows, 1)])
         game = scope[len("Game: "):] if scope.startswith("Game: ") else None
-        note = few.get(game) if game is not None else ("-: " + "; ".join(
-            f"{g} has {n}" for g, n in few.items()) + " (too few duplicate sets)" if few else None)
+        note = few.get(game) if game is not None else overall_note(data)
         if note:
             lines[-1:] = [note, ""]
     for game, pairs in data.get("head_to_head", {}).items():
@@ -500,6 +499,14 @@ def few_sets(data: dict[str, Any]) -> dict[str, str]:
     least = data.get("min_sets", {})
     return {game: head_to_head.few_sets_note(n, least.get(game, MIN_SETS))
             for game, n in data.get("sets", {}).items() if n < least.get(game, MIN_SETS)}
+
+
+def overall_note(data: dict[str, Any]) -> str | None:
+    """Why the overall table's ranges are "-" (some game has fewer sets than its min_sets), or None."""
+    least = data.get("min_sets", {})
+    short = [f"{game} ({n} of {least.get(game, MIN_SETS)})" for game, n in data.get("sets", {}).items()
+             if n < least.get(game, MIN_SETS)]
+    return "-: fewer duplicate sets than min_sets in " + ", ".join(short) if short else None
 
 
 def _first_keys(keys: Sequence[str], shown: int = 10) -> str:
