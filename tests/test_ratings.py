@@ -157,3 +157,19 @@ def test_the_rank_order_probabilities_add_up():
         for b, p in r.above.items():
             assert 0 <= p <= 1 and p + rated[b].above[a] == pytest.approx(1)
     assert rated["c"].above["a"] > 0.9
+
+
+def test_bench_stats_coverage_and_los_sections_run(monkeypatch):
+    """A smoke version of bench/stats.py's `coverage` and `los` (the figures come from the full runs)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "stats.py"
+    spec = importlib.util.spec_from_file_location("bench_stats", path)
+    stats = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stats)
+    monkeypatch.setattr(stats, "TRUTH_SETS", 50)
+    row = stats.coverage_case(2, 10, 3, seed=1)
+    assert row["runs"] == 3 and 0 <= row["t"] <= 1 and 0 <= row["percentile"] <= 1 and row["mean_width"] > 0
+    row = stats.los_case(4, 10, 0.5, 20, seed=1)
+    assert 0 <= row["per_set"] <= 1 and 0 <= row["per_seating"] <= 1
