@@ -1,5 +1,5 @@
 """Head-to-head records: counts, orientation, the points difference by duplicate set and its interval,
-the likelihood of superiority."""
+the likelihood of superiority over sets, and no interval or LOS below min_sets."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def test_counts_on_a_small_journal():
         [rec(1, ["a", "b", "c"], [9, 5, 5], [1, 2, 2]), rec(1, ["b", "c", "a"], [7, 1, 3], [1, 3, 2])],
         [rec(2, ["c", "a", "b"], [4, 4, 0], [1, 1, 3])],
     ]
-    pairs = {(p.entrant, p.opponent): p for p in h2h.pairs(units, ["a", "b", "c"])}
+    pairs = {(p.entrant, p.opponent): p for p in h2h.pairs(units, ["a", "b", "c"], min_sets=2)}
     assert set(pairs) == {("a", "b"), ("a", "c"), ("b", "c")}
     ab, ac, bc = pairs["a", "b"], pairs["a", "c"], pairs["b", "c"]
     assert (ab.matches, ab.ahead, ab.behind, ab.ties, ab.sets) == (3, 2, 1, 0, 2)
@@ -48,15 +48,45 @@ def test_a_single_set_has_no_interval():
     assert pair.sets == 1 and pair.mean_diff == 1.5 and pair.diff_low is None and pair.diff_high is None
 
 
-def test_los_of_equal_records_is_one_half_and_grows_with_the_margin():
-    assert h2h.los(0, 0) == 0.5 and h2h.los(7, 7) == 0.5
-    assert h2h.los(10, 0) == pytest.approx(0.5 * (1 + math.erf(math.sqrt(10) / math.sqrt(2))))
-    assert h2h.los(60, 40) == pytest.approx(0.97725, abs=1e-5)  # Phi(2)
-    assert h2h.los(40, 60) == pytest.approx(1 - h2h.los(60, 40))
+def test_los_is_students_t_over_the_per_set_scores():
+    assert h2h.los([0.5]) is None and h2h.los([0.0, 0.0]) == 0.5 and h2h.los([1.0, 1.0]) == 1.0
+    assert h2h.los([-1.0, 1.0, 0.0]) == 0.5
+    # mean 0.5, sd 1/sqrt(3) over 4 sets: t = sqrt(3) with 3 degrees of freedom, where Student's
+    # distribution function is 1/2 + (x / (1 + x^2) + atan(x)) / pi at x = t / sqrt(3) = 1
+    exact = 0.5 + (0.5 + math.pi / 4) / math.pi
+    assert h2h.los([0.0, 1.0, 0.0, 1.0]) == pytest.approx(exact, abs=1e-9)
+    assert h2h.los([0.0, -1.0, 0.0, -1.0]) == pytest.approx(1 - exact, abs=1e-9)
     units = [[rec(1, ["a", "b"], [1, 0], [1, 2]), rec(1, ["b", "a"], [1, 0], [1, 2])],
              [rec(2, ["a", "b"], [0, 0], [1, 1])]]
-    (pair,) = h2h.pairs(units, ["a", "b"])
+    (pair,) = h2h.pairs(units, ["a", "b"], min_sets=2)
     assert (pair.ahead, pair.behind, pair.ties, pair.los) == (1, 1, 1, 0.5)
+
+
+def test_the_set_is_the_unit_of_the_los():
+    """Seatings that agree within each set while the sets disagree: as many sets won as lost, so
+    nothing says one is better (LOS 0.5), where counting seatings as independent meetings (a's sets
+    happen to hold more of them) said about 1."""
+    units = []
+    for seed in range(12):
+        winner, meetings = ("a", 15) if seed % 2 else ("b", 10)
+        units.append([rec(seed, seats, [1 if n == winner else 0 for n in seats],
+                          [1 if n == winner else 2 for n in seats]) for seats in (["a", "b"], ["b", "a"])] * meetings)
+    (pair,) = h2h.pairs(units, ["a", "b"])
+    assert (pair.ahead, pair.behind, pair.sets) == (180, 120, 12)
+    assert pair.los == 0.5
+    old = 0.5 * (1 + math.erf((180 - 120) / math.sqrt(2 * 300)))  # Phi((ahead - behind) / sqrt(ahead + behind))
+    assert old > 0.999
+
+
+def test_below_min_sets_there_is_no_interval_and_no_los():
+    rng = random.Random(3)
+    units = simulated_sets(rng, 9, 2.5)
+    (pair,) = h2h.pairs(units, ["a", "b"])  # the default: 10 sets
+    assert pair.sets == 9 and pair.diff_low is None and pair.diff_high is None and pair.los is None
+    (pair,) = h2h.pairs(units, ["a", "b"], min_sets=9)
+    assert pair.diff_low < pair.mean_diff < pair.diff_high and 0 <= pair.los <= 1
+    (pair,) = h2h.pairs(units + simulated_sets(rng, 1, 2.5), ["a", "b"])
+    assert pair.diff_low is not None and pair.los is not None
 
 
 @pytest.mark.parametrize("df, value", [(1, 12.7062), (2, 4.3027), (5, 2.5706), (10, 2.2281), (30, 2.0423),
@@ -69,11 +99,12 @@ def test_the_numbers_do_not_depend_on_the_order_of_the_matches():
     rng = random.Random(4)
     units = [[rec(s, rng.sample(["a", "b", "c"], 3), [rng.random() * 10 for _ in range(3)], [1, 2, 3])
               for _ in range(4)] for s in range(6)]
-    first = h2h.pairs(units, ["a", "b", "c"])
+    first = h2h.pairs(units, ["a", "b", "c"], min_sets=2)
+    assert all(p.los is not None for p in first)
     for seed in range(3):
         shuffled = [rng.sample(unit, len(unit)) for unit in units]
         random.Random(seed).shuffle(shuffled)
-        assert h2h.pairs(shuffled, ["a", "b", "c"]) == first
+        assert h2h.pairs(shuffled, ["a", "b", "c"], min_sets=2) == first
 
 
 def simulated_sets(rng: random.Random, sets: int, true_diff: float) -> list[list[dict]]:
@@ -98,7 +129,7 @@ def test_the_interval_contains_the_true_difference_on_simulated_data():
     assert pair.diff_low < 2.5 < pair.diff_high
     covered = 0
     for _ in range(200):
-        (pair,) = h2h.pairs(simulated_sets(rng, 8, 2.5), ["a", "b"])
+        (pair,) = h2h.pairs(simulated_sets(rng, 8, 2.5), ["a", "b"], min_sets=8)
         covered += pair.diff_low < 2.5 < pair.diff_high
     assert 180 <= covered <= 198  # 95% nominal
 

@@ -134,3 +134,42 @@ def test_bootstrap_interval_covers_the_true_rating_on_simulated_tournaments():
                   for rated in (ratings.bootstrap([units_of(seed, strength, 12, 20, 2)], resamples=100)
                                 for seed in range(40)))
     assert covered >= 34  # 95% nominal; a percentile bootstrap over 12 sets runs a little short
+
+
+def test_the_interval_is_the_rating_plus_or_minus_t_times_the_widened_standard_error():
+    # issue 26: the percentile interval ran short (90-91% at 10 sets, bench/stats.py); this one
+    # is rating +- t(0.975, n - strata) * sqrt(n / (n - 1)) * se
+    units = units_of(7, {"a": 1.0, "b": 2.0, "c": 4.0}, 10, 6, 2)
+    rated = ratings.bootstrap([units])
+    half = 2.2621571628 * math.sqrt(10 / 9)  # t(0.975, 9)
+    assert ratings.widening(10, 1) == pytest.approx(half, abs=1e-8)
+    assert ratings.widening(12, 2) == pytest.approx(2.2281388520 * math.sqrt(12 / 11), abs=1e-8)  # t(0.975, 10)
+    for r in rated.values():
+        assert r.se > 0 and r.low == pytest.approx(r.rating - half * r.se) and r.high == pytest.approx(r.rating + half * r.se)
+
+
+def test_the_rank_order_probabilities_add_up():
+    rated = ratings.bootstrap([units_of(8, {"a": 1.0, "b": 1.2, "c": 3.0, "d": 1.1}, 12, 8, 2)])
+    assert sum(r.best for r in rated.values()) == pytest.approx(1)
+    assert max(rated, key=lambda n: rated[n].best) == "c"
+    for a, r in rated.items():
+        assert set(r.above) == set(rated) - {a}
+        for b, p in r.above.items():
+            assert 0 <= p <= 1 and p + rated[b].above[a] == pytest.approx(1)
+    assert rated["c"].above["a"] > 0.9
+
+
+def test_bench_stats_coverage_and_los_sections_run(monkeypatch):
+    """A smoke version of bench/stats.py's `coverage` and `los` (the figures come from the full runs)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "stats.py"
+    spec = importlib.util.spec_from_file_location("bench_stats", path)
+    stats = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stats)
+    monkeypatch.setattr(stats, "TRUTH_SETS", 50)
+    row = stats.coverage_case(2, 10, 3, seed=1)
+    assert row["runs"] == 3 and 0 <= row["t"] <= 1 and 0 <= row["percentile"] <= 1 and row["mean_width"] > 0
+    row = stats.los_case(4, 10, 0.5, 20, seed=1)
+    assert 0 <= row["per_set"] <= 1 and 0 <= row["per_seating"] <= 1

@@ -80,7 +80,7 @@ def test_an_entrant_that_wins_every_match_ranks_first():
             seat = rec["seats"].index("cy")
             rec["scores"] = [100 if i == seat else min(v, 50) for i, v in enumerate(rec["scores"])]
             rec["ranks"] = competition_ranks(rec["scores"])
-    table = st.compute(records)
+    table = st.compute(records, min_sets=4)
     for rows in [table["overall"], *table["games"].values()]:
         assert rows[0].entrant == "cy" and rows[0].wins == rows[0].matches
         assert rows[0].low <= rows[0].rating <= rows[0].high < 2000
@@ -104,7 +104,7 @@ def test_renaming_entrants_does_not_change_the_numbers():
 
 
 def test_stronger_entrants_rate_higher_and_rows_are_sorted_by_rating_then_wins_then_name():
-    table = st.compute(journal(seed=7, seeds=8))
+    table = st.compute(journal(seed=7, seeds=8), min_sets=8)
     for rows in [table["overall"], *table["games"].values()]:
         assert [r.entrant for r in rows][0] == "cy" and [r.entrant for r in rows][-1] == "dee"
         assert rows == sorted(rows, key=lambda r: (-r.rating, -r.wins, r.entrant))
@@ -130,7 +130,7 @@ def test_the_interval_resamples_whole_duplicate_sets():
 
 
 def test_a_single_deal_resamples_its_tables():
-    rows = st.compute(journal(seed=8, seeds=1, games={"alpha": 3}))["games"]["alpha"]
+    rows = st.compute(journal(seed=8, seeds=1, games={"alpha": 3}), min_sets=1)["games"]["alpha"]
     assert all(r.low < r.rating < r.high for r in rows)
 
 
@@ -154,21 +154,23 @@ def test_the_live_tally_rates_without_an_interval_and_holds_no_records():
 
 
 def test_the_files_hold_the_standings_and_the_head_to_head_with_the_same_columns(tmp_path):
-    table = st.compute(journal(seed=10, seeds=3))
+    table = st.compute(journal(seed=10, seeds=3), min_sets=3)
     table["head_to_head"]["beta"][0] = type(table["head_to_head"]["beta"][0])(
         **{**asdict(table["head_to_head"]["beta"][0]), "diff_low": None, "diff_high": None})  # as with one set
     st.write_all(table, tmp_path, "t")
     data = json.loads((tmp_path / "standings.json").read_text())
     assert st.COLUMNS == ("entrant", "matches", "wins", "mean_rank", "total_points", "mean_points", "faults",
-                          "disqualified", "rating", "sigma", "low", "high")
+                          "disqualified", "rating", "sigma", "low", "high", "p_best")
     assert all(list(row) == list(st.COLUMNS) for rows in data["games"].values() for row in rows)
-    assert all(list(row) == [c for c in st.COLUMNS if "points" not in c] for row in data["overall"])
+    assert all(list(row) == [c for c in st.COLUMNS if "points" not in c and c != "p_best"] for row in data["overall"])
     assert set(data["head_to_head"]) == {"alpha", "beta"} and data["head_to_head"]["beta"][0]["diff_low"] is None
     assert len(data["head_to_head"]["alpha"]) == 10  # every pair of the five entrants met
     toml = tomllib.loads((tmp_path / "standings.toml").read_text())
     assert toml["games"] == data["games"] and toml["overall"] == data["overall"]
     assert "diff_low" not in toml["head_to_head"]["beta"][0]  # TOML has no null
     assert toml["head_to_head"]["alpha"] == data["head_to_head"]["alpha"]
+    assert toml["rank_order"] == data["rank_order"] and set(data["rank_order"]["alpha"]) == set(STRENGTH)
+    assert data["sets"] == {"alpha": 3, "beta": 3} and data["min_sets"] == {"alpha": 3, "beta": 3}
     md = (tmp_path / "standings.md").read_text()
     assert "## Head to head: alpha" in md and "## Head to head: beta" in md and "each entrant rated across" in md
     assert "| # | " + " | ".join(st.COLUMNS) + " |" in md
@@ -211,3 +213,44 @@ def test_a_float_score_stays_a_float_though_an_equal_int_score_came_first():
     assert type(rows["a"].total_points) is float and rows["a"].total_points == 4.0
     rows = {r.entrant: r for r in st.compute(records[:1])["games"]["g"]}
     assert type(rows["a"].total_points) is int
+
+
+def test_below_min_sets_no_range_is_given_and_the_files_say_why(tmp_path):
+    table = st.compute(journal(seed=11, seeds=2))  # the default: 10 sets
+    for rows in [table["overall"], *table["games"].values()]:
+        assert all(r.sigma is None and r.low is None and r.high is None and r.p_best is None for r in rows)
+    assert all(p.diff_low is None and p.diff_high is None and p.los is None
+               for pairs in table["head_to_head"].values() for p in pairs)
+    assert table["rank_order"] == {"alpha": None, "beta": None} and table["sets"] == {"alpha": 2, "beta": 2}
+    st.write_all(table, tmp_path, "t")
+    data = json.loads((tmp_path / "standings.json").read_text())
+    assert all(row["low"] is None and row["high"] is None and row["sigma"] is None
+               for rows in [data["overall"], *data["games"].values()] for row in rows)
+    assert data["head_to_head"]["alpha"][0]["los"] is None and data["rank_order"]["alpha"] is None
+    toml = tomllib.loads((tmp_path / "standings.toml").read_text())
+    assert "low" not in toml["games"]["alpha"][0] and "los" not in toml["head_to_head"]["alpha"][0]
+    assert "alpha" not in toml["rank_order"]
+    md = (tmp_path / "standings.md").read_text()
+    assert md.count("fewer than 10 duplicate sets (2)") >= 4 and "None" not in md
+    assert "## Rank order" not in md
+    # a file's min_sets, by game: alpha's 2 sets are enough for it, beta's are not
+    table = st.compute(journal(seed=11, seeds=2), {"alpha": 2})
+    assert all(r.low is not None for r in table["games"]["alpha"]) and table["rank_order"]["alpha"] is not None
+    assert all(r.low is None for r in table["games"]["beta"] + table["overall"])
+
+
+def test_at_min_sets_every_range_is_given_and_the_rank_order_sums_to_one(tmp_path):
+    table = st.compute(journal(seed=12, seeds=10))
+    for rows in [table["overall"], *table["games"].values()]:
+        assert all(r.low < r.rating < r.high and r.sigma > 0 for r in rows)
+    for game, rows in table["games"].items():
+        assert sum(r.p_best for r in rows) == pytest.approx(1, abs=1e-3)
+        order = table["rank_order"][game]
+        for a in order:
+            for b in order[a]:
+                assert order[a][b] + order[b][a] == pytest.approx(1, abs=1e-3)
+        assert rows[0].p_best == max(r.p_best for r in rows)
+    assert all(p.diff_low is not None and p.los is not None for pairs in table["head_to_head"].values() for p in pairs)
+    st.write_all(table, tmp_path, "t")
+    md = (tmp_path / "standings.md").read_text()
+    assert "## Rank order: alpha" in md and "fewer than" not in md and "None" not in md

@@ -286,12 +286,15 @@ def _show_standings(console, journal: Path, out_dir: Path, name: str) -> dict:
     from referee.tournament import standings as st
 
     table = st.compute_journal(journal)
-    console.print(st.rich_table(table["overall"], f"Standings: {name} ({st.OVERALL_NOTE})", points=False))
+    few = st.few_sets(table)  # why a range is "-" (issue 26)
+    console.print(st.rich_table(table["overall"], f"Standings: {name} ({st.OVERALL_NOTE})", points=False,
+                                note=st.overall_note(table)))
     for game, rows in table["games"].items():
-        console.print(st.rich_table(rows, f"{game}"))
+        console.print(st.rich_table(rows, f"{game}", note=few.get(game)))
     for game, pairs in table["head_to_head"].items():
         order = [r.entrant for r in table["games"][game]]
-        console.print(head_to_head.rich_table(pairs, f"{game}: head to head", order))
+        console.print(head_to_head.rich_table(pairs, f"{game}: head to head", order,
+                                              min_sets=table["min_sets"][game]))
     from referee.tournament.reporting import fault_rows, rich_fault_table
 
     faults = fault_rows(st.counted_journal(journal))

@@ -234,7 +234,8 @@ _INDEX_JS = """
 
 _STANDING_COLUMNS = (("entrant", "entrant"), ("matches", "matches"), ("wins", "wins"), ("mean_rank", "mean rank"),
                      ("total_points", "points"), ("faults", "faults"), ("disqualified", "disq."),
-                     ("rating", "rating"), ("low", "95% range"))  # low..high, as the terminal shows it
+                     ("rating", "rating"), ("low", "95% range"),  # low..high, as the terminal shows it
+                     ("p_best", "P(best)"))
 
 
 def _href(rel: str) -> str:
@@ -314,16 +315,20 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
         table = st.as_dict(standings, name)
         sets = {game: standings["sets"][game] for game in table["games"]}
         notes = {game: _score_note(registry, game) for game in table["games"]}
+        few = st.few_sets(table)
         scopes = [("all games", table["overall"], sets)] + [(g, r, {g: sets[g]}) for g, r in table["games"].items()]
         for number, (scope, scope_rows, scope_sets) in enumerate(scopes):
-            sections.append(_standings_html(number, scope, scope_rows, scope_sets, notes))
+            sections.append(_standings_html(number, scope, scope_rows, scope_sets, notes,
+                                            {scope: few[scope]} if scope in few else
+                                            {"all games": st.overall_note(table)} if number == 0 and few else {},
+                                            table.get("rank_order", {}).get(scope)))
         nav.append(("standings-0", "standings"))
         if table.get("sprt"):
             sections.append(_sprt_html(table["sprt"]))
             nav.append(("sprt", "sprt"))
         for number, (game, pairs) in enumerate(table.get("head_to_head", {}).items()):
             order = [r["entrant"] for r in table["games"].get(game, [])]
-            sections.append(_matrix_html(number, game, pairs, order, notes.get(game)))
+            sections.append(_matrix_html(number, game, pairs, order, notes.get(game), few.get(game)))
             nav.append((f"h2h-{number}", f"head to head: {game}"))
         faults = _faults_html(table.get("faults", []), out, pages)
         if faults:
@@ -376,8 +381,11 @@ def _notes(registry: Any, games: Iterable[str]) -> list[str]:
 # -- the standings and their rating chart -------------------------------------------------------
 
 def _standings_html(number: int, scope: str, rows: list[dict[str, Any]], sets: dict[str, int],
-                    notes: dict[str, str | None]) -> str:
-    """One standings table (sortable, filtered) with its rating chart below it."""
+                    notes: dict[str, str | None], few: dict[str, str] | None = None,
+                    order: dict[str, dict[str, float]] | None = None) -> str:
+    """One standings table (sortable, filtered) with its rating chart below it, the note saying why
+    a range is "-" (`few`: by scope, "all games" or a game), and a game's rank-order probabilities
+    (`order`) in a table."""
     columns = [(k, label) for k, label in _STANDING_COLUMNS if any(k in r for r in rows)]
     head = '<th title="place in the standings">#</th>' + "".join(
         f'<th class="{"l" if k == "entrant" else ""}">{html.escape(label)}</th>' for k, label in columns)
@@ -396,11 +404,30 @@ def _standings_html(number: int, scope: str, rows: list[dict[str, Any]], sets: d
     title = "Standings: all games" if scope == "all games" else f"Standings: {scope}"
     note = notes.get(scope)
     points = f'<p class="note">{html.escape(f"Points: {note}.")}</p>' if note else ""
+    if few and few.get(scope):
+        points += f'<p class="note few">{html.escape(few[scope])}</p>'
     return (f'<section id="standings-{number}"><h2>{html.escape(title)}</h2>'
             f'<table class="standings sortable filter" data-game="{_attr(scope)}" data-chart="{chart}">'
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{points}"
             f"<figure>{_chart(chart, rows)}<figcaption>{html.escape(_chart_caption(scope, rows, sets))}"
-            "</figcaption></figure></section>")
+            f"</figcaption></figure>{_rank_order_html(scope, rows, order)}</section>")
+
+
+def _rank_order_html(game: str, rows: list[dict[str, Any]], order: dict[str, dict[str, float]] | None) -> str:
+    """A game's rank-order probabilities: P(row's entrant rated above the column's) over the
+    bootstrap resamples, in the standings' order (nothing without them)."""
+    if not order:
+        return ""
+    names = [r["entrant"] for r in rows if r["entrant"] in order]
+    head = '<th class="l">P(row above column)</th>' + "".join(
+        f'<th class="v" title="{_attr(o)}"><span>{html.escape(o)}</span></th>' for o in names)
+    body = "".join(f'<tr data-e="{_attr(n)}"><th class="l">{html.escape(n)}</th>' + "".join(
+        '<td class="self"></td>' if o == n else _cell(order[n][o]) for o in names) + "</tr>" for n in names)
+    caption = (f"How often each entrant rated above each other one of {game} over the bootstrap resamples of the "
+               "duplicate sets; P(best) in the table above: how often it rated best of all (the P(best) column "
+               "sums to 1).")
+    return (f'<table class="matrix rank-order"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+            f'<p class="note">{html.escape(caption)}</p>')
 
 
 #: the chart's geometry (SVG user units, one per CSS pixel at full width)
@@ -472,22 +499,18 @@ def _chart_caption(scope: str, rows: list[dict[str, Any]], sets: dict[str, int])
     if scope == "all games":
         text += ("The rating is a Plackett-Luce fit of every match's finishing order on an Elo-like scale, mean 0 "
                  "over the table's entrants: 400 points apart, the stronger finishes ahead of the weaker 10 times "
-                 "as often (100 points: about 64% of the time). The interval is the 2.5th to 97.5th percentile of "
-                 f"the rating refitted on {RESAMPLES} bootstrap resamples of the duplicate sets (a deal's matches "
-                 "under every seating drawn together, each game's apart): how far the rating could move had other "
-                 "deals been dealt. Entrants whose bars overlap are not told apart. Here each entrant is rated "
+                 "as often (100 points: about 64% of the time). The interval is the rating plus or minus Student's "
+                 f"t times its standard error over {RESAMPLES} bootstrap resamples of the duplicate sets (a deal's "
+                 "matches under every seating drawn together, each game's apart): how far the rating could move had "
+                 "other deals been dealt; in simulation it holds the true rating for about 95% of entrants at 10 "
+                 "sets or more (docs/tournaments.md). Entrants whose bars overlap are not told apart. Here each entrant is rated "
                  "across every game it played, in one fit: this compares fairly only entrants of the same games "
                  "(the per-game charts compare the others). ")
     else:
         text += "What the numbers are: under the first chart. "
     text += "Duplicate sets: " + ", ".join(f"{game} {count}" for game, count in sets.items()) + "."
-    if any(count == 1 for count in sets.values()):
-        text += (" A game of a single deal has its tables resampled instead (each table's seatings together):"
-                 " there the interval says how far a rating could move at other tables, not with other deals.")
-    if any(count < 10 for count in sets.values()):
-        text += " With under ten sets or so, read an interval as rough."
     if any(r.get("low") is None or r.get("high") is None for r in rows):
-        text += " No bar: no interval was computed for that entrant (its rating alone)."
+        text += " No bar: no interval was computed for that entrant (too few duplicate sets for one: the note above)."
     return text
 
 
@@ -511,7 +534,7 @@ def _seen_from(pair: dict[str, Any], row: str) -> dict[str, Any]:
     low, high = pair.get("diff_low"), pair.get("diff_high")
     return {**pair, "entrant": pair["opponent"], "opponent": pair["entrant"], "ahead": pair["behind"],
             "behind": pair["ahead"], "mean_diff": -pair["mean_diff"], "diff_low": None if high is None else -high,
-            "diff_high": None if low is None else -low, "los": round(1 - pair["los"], 4)}
+            "diff_high": None if low is None else -low, "los": None if pair["los"] is None else round(1 - pair["los"], 4)}
 
 
 def share_ahead(pair: dict[str, Any]) -> float:
@@ -521,14 +544,18 @@ def share_ahead(pair: dict[str, Any]) -> float:
 
 
 def _tooltip(game: str, p: dict[str, Any]) -> str:
-    interval = ("no interval: a single duplicate set" if p.get("diff_low") is None or p.get("diff_high") is None
-                else f"95% interval {_fixed(p['diff_low'])} to {_fixed(p['diff_high'])} over {p['sets']} duplicate sets")
+    sets = f"{p['sets']} duplicate set{'s' if p['sets'] != 1 else ''}"
+    interval = (f"no interval: only {sets}" if p.get("diff_low") is None or p.get("diff_high") is None
+                else f"95% interval {_fixed(p['diff_low'])} to {_fixed(p['diff_high'])} over {sets}")
+    los = (f"no likelihood of superiority: only {sets}" if p.get("los") is None
+           else f"Likelihood of superiority {p['los']:.3f}")
     return (f"{p['entrant']} against {p['opponent']} ({game}): {p['matches']} matches, ahead in {p['ahead']}, "
             f"behind in {p['behind']}, level in {p['ties']}. Points difference per match {p['mean_diff']:+.2f} "
-            f"({interval}). Likelihood of superiority {p['los']:.3f}.")
+            f"({interval}). {los}.")
 
 
-def _matrix_html(number: int, game: str, pairs: list[dict[str, Any]], order: list[str], note: str | None) -> str:
+def _matrix_html(number: int, game: str, pairs: list[dict[str, Any]], order: list[str], note: str | None,
+                 few: str | None = None) -> str:
     """A game's head-to-head as a coloured matrix (entrants by rows, opponents by columns, in the
     game's standings order), and every pair's numbers in a table under it."""
     from referee.tournament.head_to_head import COLUMNS
@@ -564,8 +591,9 @@ def _matrix_html(number: int, game: str, pairs: list[dict[str, Any]], order: lis
                f"the column's, ties counting half, in percent: green above 50%, red below, neutral at 50%. "
                f"Rows and columns in {game}'s standings order; a cell's tooltip gives the matches, the points "
                f"difference per match with its 95% interval{points} and the likelihood of superiority "
-               "(Phi((ahead - behind) / sqrt(ahead + behind)): above 0.95, the row's entrant is very likely the "
-               "stronger).")
+               "over the duplicate sets (Student's t of the row's per-set finishes ahead minus behind: a set's "
+               "seatings share a deal, so the set is the unit; above 0.95, the row's entrant is very likely the "
+               "stronger).") + (f" {few}" if few else "")
     return (f'<section id="h2h-{number}"><h2>{html.escape(f"Head to head: {game}")}</h2>'
             f'<table class="matrix"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f'<p class="note">{html.escape(caption)}</p>'

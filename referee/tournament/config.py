@@ -21,6 +21,7 @@ from referee.tournament.executors import EXECUTORS
 from referee.bots.limits import LIMIT_MAX, MAX_CONCURRENCY  # the caps of [limits], shared with the CLI
 from referee.plugins import Registry
 from referee.tournament.sprt import MIN_SETS, MODELS, Sprt
+from referee.tournament.head_to_head import MIN_SETS as DEFAULT_MIN_SETS  # the standings' (issue 26)
 
 SCHEDULES = ("round-robin", "gauntlet")
 _SEATING = " or ".join(repr(d) for d in designs.DESIGNS)  # what a `seating` key may be (referee/tournament/designs.py)
@@ -70,6 +71,9 @@ class GameEntry:
     entrants: tuple[str, ...]
     seating: str = "balanced"  # one of designs.DESIGNS; used only with `duplicate`
     sprt: Sprt | None = None  # only with schedule "gauntlet"
+    # duplicate sets below which the standings give no rating range, head-to-head range, LOS or
+    # rank order (referee/tournament/standings.py)
+    min_sets: int = DEFAULT_MIN_SETS
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +134,14 @@ class TournamentConfig:
     # [limits] reuse_matches: the most matches one process of a bot that declared reuse plays
     # (docs/protocol.md "Reusing a bot process"); 0 or 1: a fresh process for every match
     reuse_matches: int = REUSE_MATCHES
+
+    def min_sets(self) -> dict[str, int]:
+        """Each game's `min_sets` (the largest of its entries'), as the journal's head keeps it: only
+        when some game's differs from the default (else {}, and the head stays as it was)."""
+        out: dict[str, int] = {}
+        for entry in self.games:
+            out[entry.game] = max(out.get(entry.game, 0), entry.min_sets)
+        return out if any(n != DEFAULT_MIN_SETS for n in out.values()) else {}
 
     def matches(self) -> list[MatchSpec]:
         """Every match of the tournament, in a fixed order: game entry, table, seed, seating; an
@@ -284,7 +296,8 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     r = _Reader(path)
     known_top = {"name", "seed", "limits", "output", "concurrency", "out", "entrants", "games",
-                 "schedule", "seeds", "duplicate", "seating", "focus", "executor", "scheduler", "shared_out"}
+                 "schedule", "seeds", "duplicate", "seating", "focus", "executor", "scheduler", "shared_out",
+                 "min_sets"}
     for key in data:
         if key not in known_top:
             raise r.fail(key, f"one of the keys {', '.join(sorted(known_top))} (unknown key)")
@@ -314,6 +327,9 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
     default_seeds = r.get(data, "seeds", "", int, default=1)
     if default_seeds < 1:
         raise r.fail("seeds", "at least 1", default_seeds)
+    default_min_sets = r.get(data, "min_sets", "", int, default=DEFAULT_MIN_SETS)
+    if default_min_sets < 1:
+        raise r.fail("min_sets", "at least 1", default_min_sets)
     default_duplicate = r.get(data, "duplicate", "", bool, default=False)
     default_seating = r.get(data, "seating", "", str, default=designs.DESIGNS[0], expected=_SEATING)
     if default_seating not in designs.DESIGNS:
@@ -331,9 +347,9 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
             raise r.fail(where, "a table", g)
         for key in g:
             if key not in ("game", "config", "players", "schedule", "focus", "seeds", "duplicate", "seating",
-                           "entrants", "sprt"):
+                           "entrants", "sprt", "min_sets"):
                 raise r.fail(f"{where}.{key}", "game, config, players, schedule, focus, seeds, duplicate, "
-                             "seating, entrants or sprt (unknown key)")
+                             "seating, entrants, sprt or min_sets (unknown key)")
         game_name = r.get(g, "game", where, str, expected="a game name")
         if game_name not in registry.games:
             known = ", ".join(sorted(registry.games))
@@ -388,7 +404,11 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
             raise r.fail(f"{where}.players", f"no more than the {len(names)} entrants that play {game_name}",
                          players)
         sprt = _sprt(r, g, where, schedule, seeds)
-        games.append(GameEntry(game_name, config, players, schedule, focus, seeds, duplicate, names, seating, sprt))
+        min_sets = r.get(g, "min_sets", where, int, default=default_min_sets)
+        if min_sets < 1:
+            raise r.fail(f"{where}.min_sets", "at least 1", min_sets)
+        games.append(GameEntry(game_name, config, players, schedule, focus, seeds, duplicate, names, seating, sprt,
+                               min_sets))
         counts.append(_count(games[-1], where, g))
     total = sum(n for n, _ in counts)
     if total > MAX_MATCHES:

@@ -34,9 +34,21 @@ matches.
 Interval (`bootstrap`): the matches are given in units resampled together (for the standings, a
 duplicate set: the matches of one deal, game and seed, played under several seatings) and strata
 resampled apart (for the standings, the games). Each of RESAMPLES resamples draws, in every
-stratum, as many units as it holds, with replacement, and is fitted again; a rating's interval is
-the 2.5th to 97.5th percentile of its resampled values, its standard error their standard
-deviation. The draws come from a PRNG seeded with a hash of the units' statistics with the names
+stratum, as many units as it holds, with replacement, and is fitted again; a rating's standard
+error `se` is the standard deviation of its resampled values, and its 95% interval is
+
+    rating +- t(0.975, n - strata) * sqrt(n / (n - 1)) * se        (n: the units)
+
+Student's quantile for the few units a tournament has, and the factor undoing the bootstrap's
+(n - 1) / n shrinking of a variance. The plain 2.5th..97.5th percentile of the resampled values,
+used before, is too narrow with few units: it held the true rating for 89-91% of entrants at 10
+sets (bench/stats.py, "coverage", measures both).
+
+Rank order (`Rating.best`, `Rating.above`): over the same resamples, how often the entrant rated
+best of all (a tie shared out), and how often it rated above each other entrant (a tie counting
+half): bootstrap probabilities of the order, P(best) summing to 1 over the entrants.
+
+The draws come from a PRNG seeded with a hash of the units' statistics with the names
 left out, so the interval is reproducible, order-free, and (given units in a name-free order)
 unchanged by renaming entrants, up to the last bits of the sums.
 """
@@ -48,7 +60,7 @@ import json
 import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SCALE = 400 / math.log(10)  # rating points per unit of natural log-strength
 RESAMPLES = 200
@@ -61,12 +73,15 @@ Match = tuple[Sequence[str], Sequence[float]]  # a match's seats (entrant names)
 
 @dataclass(frozen=True)
 class Rating:
-    """An entrant's fitted rating, its bootstrap standard error and 95% percentile interval."""
+    """An entrant's fitted rating, its bootstrap standard error and 95% interval, and its rank-order
+    probabilities: of rating best, and above each other entrant (by name)."""
 
     rating: float
     se: float
     low: float
     high: float
+    best: float = 0.0
+    above: dict[str, float] = field(default_factory=dict)
 
 
 def stages(seats: Sequence[str], ranks: Sequence[float]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -144,13 +159,53 @@ def rate(matches: Iterable[Match]) -> dict[str, float]:
 
 
 def bootstrap(strata: Sequence[Sequence[Stats]], resamples: int = RESAMPLES) -> dict[str, Rating]:
-    """Each entrant's rating with its bootstrap standard error and interval, by name. `strata`
-    holds units (the statistics of matches resampled together) in a canonical order; strata are
-    resampled apart (see the module's docstring)."""
+    """Each entrant's rating with its bootstrap standard error, interval and rank-order
+    probabilities, by name. `strata` holds units (the statistics of matches resampled together) in
+    a canonical order; strata are resampled apart (see the module's docstring)."""
+    names, point, samples = resampled(strata, resamples)
+    if not names:
+        return {}
+    units = sum(len(stratum) for stratum in strata)
+    n = len(names)
+    best = [0.0] * n
+    above = [[0.0] * n for _ in range(n)]
+    for r in range(resamples):
+        values = [samples[i][r] for i in range(n)]
+        top = max(values)
+        winners = [i for i in range(n) if values[i] == top]
+        for i in winners:
+            best[i] += 1 / len(winners)
+        for i in range(n):
+            for j in range(n):
+                if i != j:
+                    above[i][j] += 1.0 if values[i] > values[j] else 0.5 if values[i] == values[j] else 0.0
+    out = {}
+    for i, name in enumerate(names):
+        se = _sd(samples[i])
+        half = widening(units, len(strata)) * se
+        out[name] = Rating(point[i], se, point[i] - half, point[i] + half, best[i] / resamples,
+                           {names[j]: above[i][j] / resamples for j in range(n) if j != i})
+    return out
+
+
+def widening(units: int, strata: int) -> float:
+    """The bootstrap standard errors in a 95% interval's half-width: t(0.975, units - strata) *
+    sqrt(units / (units - 1)) (1.96 when there are too few units to say more)."""
+    from referee.tournament.head_to_head import t_quantile
+
+    if units - strata < 1 or units < 2:
+        return 1.959963984540054
+    return t_quantile(units - strata) * math.sqrt(units / (units - 1))
+
+
+def resampled(strata: Sequence[Sequence[Stats]], resamples: int = RESAMPLES) -> tuple[list[str], list[float],
+                                                                                     list[list[float]]]:
+    """The entrants by name, their ratings, and each one's ratings over `resamples` bootstrap
+    resamples of the units (stratum by stratum), in a reproducible, name-free order of draws."""
     units = [unit for stratum in strata for unit in stratum]
     names = sorted({name for unit in units for name in unit.wins})
     if not names:
-        return {}
+        return [], [], []
     index = {name: i for i, name in enumerate(names)}
     keys = sorted({key for unit in units for key in unit.choices})
     where = {key: j for j, key in enumerate(keys)}
@@ -184,17 +239,22 @@ def bootstrap(strata: Sequence[Sequence[Stats]], resamples: int = RESAMPLES) -> 
             offset += size
         for i, value in enumerate(_centred_list(solve(times, full))):
             samples[i].append(value)
-    cut = max(0, int((resamples + 1) * 0.025) - 1)  # the 2.5th percentile's order statistic
-    out = {}
-    for i, name in enumerate(names):
-        values = sorted(samples[i])
-        if not values:
-            out[name] = Rating(point[i], 0.0, point[i], point[i])
-            continue
-        mean = math.fsum(values) / len(values)
-        se = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / max(1, len(values) - 1))
-        out[name] = Rating(point[i], se, values[cut], values[len(values) - 1 - cut])
-    return out
+    return names, point, samples
+
+
+def percentile(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    """The (1 - level) / 2 and (1 + level) / 2 order statistics of `values` (the plain percentile
+    interval, kept for bench/stats.py's comparison)."""
+    ordered = sorted(values)
+    cut = max(0, int((len(ordered) + 1) * (1 - level) / 2) - 1)
+    return ordered[cut], ordered[len(ordered) - 1 - cut]
+
+
+def _sd(values: Sequence[float]) -> float:
+    if len(values) < 2:
+        return 0.0
+    mean = math.fsum(values) / len(values)
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
 
 
 def _centred_list(theta: list[float]) -> list[float]:

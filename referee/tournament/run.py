@@ -667,6 +667,8 @@ def prepare(config: TournamentConfig, resume: bool,
     tests = sprt.heads(config)
     if tests:  # only then: a journal without an SPRT keeps the head it always had
         head["sprt"] = tests
+    if config.min_sets():  # the same: only when a game's differs from the default (the standings read it)
+        head["min_sets"] = config.min_sets()
     journal = config.out / JOURNAL
     done: set[int] = set()
     gauntlets = sprt.Gauntlets(config)

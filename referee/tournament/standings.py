@@ -6,13 +6,19 @@ at once, on an Elo-like scale (mean 0 over the table's entrants; 400 points apar
 finishes ahead of the weaker 10 times as often). It depends only on the multiset of results, never
 on their order: a resumed tournament, or the same results in any order, give identical standings.
 
-`low` / `high`, the 95% interval: the 2.5th to 97.5th percentile of the rating over 200 bootstrap
+`low` / `high`, the 95% interval, and `sigma`, the standard error, come from 200 bootstrap
 resamples of the duplicate sets (the matches of one deal, game and seed, played under several
-seatings, drawn together; each game's sets drawn apart), so it says how far the rating could move
-had other deals been dealt. `sigma` is the bootstrap standard error. A game played on a single deal
-has one set only: its tables (a table's seatings of that deal together) are resampled instead, or,
-with a single table, its matches (ordered by their entrants' names: there, renaming entrants may
-redraw the resamples; sets, ordered by seed, never do).
+seatings, drawn together; each game's sets drawn apart), so they say how far the rating could move
+had other deals been dealt (the interval: rating +- Student's t times sigma, ratings.py says why).
+`p_best`: how often the entrant rated best of its game over those resamples; `rank_order` holds,
+per game, how often each entrant rated above each other one.
+
+No number without its certainty: a game of fewer than `min_sets` duplicate sets (default 10, the
+tournament file's `min_sets`, kept in the journal's head) gets no sigma, interval, p_best or rank
+order (None: "-" in tables, with a note saying why), nor its head-to-head pairs an interval or
+LOS; the overall table gets none unless every game has its `min_sets`. A `min_sets` of 1 or less
+brings back the old behaviour for a single deal: its tables (a table's seatings of that deal
+together) are resampled instead, or, with a single table, its matches.
 
 Tables are sorted by rating, then wins, then name. The overall table rates each entrant across every
 game it played, in one fit: it compares entrants fairly only when they played the same games.
@@ -31,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.tournament import head_to_head, ratings
+from referee.tournament.head_to_head import MIN_SETS
 
 OVERALL_NOTE = "all games; each entrant rated across every game it played"
 
@@ -52,6 +59,7 @@ class Row:
     sigma: float | None = 0.0
     low: float | None = 0.0
     high: float | None = 0.0
+    p_best: float | None = None  # how often it rated best of its game over the bootstrap resamples
 
 
 def read_journal(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
@@ -256,33 +264,69 @@ def sprt_outcomes(path: str | Path) -> list[Any]:
 
 def compute_journal(path: str | Path) -> dict[str, Any]:
     """`compute` of a journal's counted match records (`counted_journal`), read in one streamed
-    pass: memory holds a `Result` per match, never the records."""
-    return compute(counted_journal(path))
+    pass: memory holds a `Result` per match, never the records; `min_sets` from its head."""
+    head = next((r for r in iter_journal(path) if r["type"] == "tournament"), None) or {}
+    return compute(counted_journal(path), journal_min_sets(head))
 
 
-def compute(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Standings overall and per game, head-to-head records per game and how many duplicate sets
-    each game's records make, as {"overall": [Row], "games": {game: [Row]}, "head_to_head":
-    {game: [Pair]}, "sets": {game: int}}; the same for records in any order.
+def journal_min_sets(head: dict[str, Any]) -> dict[str, int]:
+    """The `min_sets` of each game a journal's head names (games it leaves out: MIN_SETS)."""
+    given = head.get("min_sets")
+    if not isinstance(given, dict):
+        return {}
+    return {g: n for g, n in given.items() if isinstance(g, str) and type(n) is int}
+
+
+def compute(records: Iterable[dict[str, Any]], min_sets: int | dict[str, int] | None = None) -> dict[str, Any]:
+    """Standings overall and per game, head-to-head records per game, how many duplicate sets each
+    game's records make and the `min_sets` each was judged by, as {"overall": [Row], "games":
+    {game: [Row]}, "head_to_head": {game: [Pair]}, "rank_order": {game: {entrant: {opponent: P}} or
+    None}, "sets": {game: int}, "min_sets": {game: int}}; the same for records in any order.
+    `min_sets`: one for every game, or by game (MIN_SETS for a game left out).
     Of each record only its `Result` is kept: pass an iterator, and the records are not held."""
     by_game: dict[str, list[Result]] = {}
     shared: dict[Any, Any] = {}
     for rec in records:
         by_game.setdefault(rec["game"], []).append(Result(rec, shared))
     games = sorted(by_game)
+    least = {game: (min_sets if isinstance(min_sets, int) else (min_sets or {}).get(game, MIN_SETS))
+             for game in games}
     sets = {game: duplicate_sets(by_game[game]) for game in games}
+    sure = {game: len(sets[game]) >= least[game] for game in games}
     stats = {game: [ratings.Stats.of((r["seats"], r["ranks"]) for r in unit) for unit in _units(sets[game])]
              for game in games}
-    rated = {game: ratings.bootstrap([stats[game]]) for game in games}
+    rated = {game: ratings.bootstrap([stats[game]]) if sure[game] else _point(stats[game]) for game in games}
     # one game: the overall fit is the game's (the same units in the one stratum)
-    overall = ratings.bootstrap([stats[game] for game in games]) if len(games) != 1 else rated[games[0]]
-    tables = {game: _table(by_game[game], rated[game], True) for game in games}
+    if len(games) == 1:
+        overall = rated[games[0]]
+    elif all(sure.values()):
+        overall = ratings.bootstrap([stats[game] for game in games])
+    else:
+        overall = _point([unit for game in games for unit in stats[game]])
+    tables = {game: _table(by_game[game], rated[game], True, sure[game]) for game in games}
     return {
-        "overall": _table([r for game in games for r in by_game[game]], overall, False),
+        "overall": _table([r for game in games for r in by_game[game]], overall, False, all(sure.values()),
+                          best=False),
         "games": tables,
-        "head_to_head": {game: head_to_head.pairs(sets[game], [r.entrant for r in tables[game]]) for game in games},
+        "head_to_head": {game: head_to_head.pairs(sets[game], [r.entrant for r in tables[game]], least[game])
+                         for game in games},
+        "rank_order": {game: ({r.entrant: {o: round(p, 4) for o, p in sorted(rated[game][r.entrant].above.items())}
+                               for r in tables[game]} if sure[game] else None) for game in games},
         "sets": {game: len(sets[game]) for game in games},
+        "min_sets": least,
     }
+
+
+def _point(units: list[ratings.Stats]) -> dict[str, ratings.Rating]:
+    """The ratings of `units` without any bootstrap (too few sets for an interval: none is shown)."""
+    stats = ratings.Stats()
+    for unit in units:
+        for name, c in unit.wins.items():
+            stats.wins[name] = stats.wins.get(name, 0) + c
+        for key, c in unit.choices.items():
+            stats.choices[key] = stats.choices.get(key, 0) + c
+    rated = ratings.centred(ratings.fit(stats))
+    return {name: ratings.Rating(value, 0.0, value, value) for name, value in rated.items()}
 
 
 def duplicate_sets(records: Iterable[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -315,16 +359,21 @@ def _content(rec: dict[str, Any]) -> tuple:
     return (rec["seats"], rec["ranks"], rec["scores"], rec["faults"], sorted(rec["disqualified"]))
 
 
-def _table(records: list[dict[str, Any]], rated: dict[str, ratings.Rating], points: bool) -> list[Row]:
-    """The finished, sorted rows of one scope, its ratings given."""
+def _table(records: list[dict[str, Any]], rated: dict[str, ratings.Rating], points: bool, sure: bool,
+           best: bool = True) -> list[Row]:
+    """The finished, sorted rows of one scope, its ratings given; with `sure` False (too few sets)
+    no sigma, interval or p_best, with `best` False no p_best."""
     tally = Tally(points, rate=False)
     for rec in records:
         tally.add(rec)
     rows = []
     for name, row in tally.counts().items():
         r = rated[name]
+        if not sure:
+            rows.append(replace(row, rating=round(r.rating, 2), sigma=None, low=None, high=None, p_best=None))
+            continue
         rows.append(replace(row, rating=round(r.rating, 2), sigma=round(r.se, 2), low=round(r.low, 2),
-                            high=round(r.high, 2)))
+                            high=round(r.high, 2), p_best=round(r.best, 4) if best else None))
     return _sorted(rows)
 
 
@@ -334,13 +383,18 @@ def _sorted(rows: list[Row]) -> list[Row]:
 
 
 def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:
-    """JSON-ready standings (a head-to-head interval with a single duplicate set is None)."""
-    points = ("total_points", "mean_points")  # each game's own unit: no overall sum
+    """JSON-ready standings (a number needing more duplicate sets than its game has is None)."""
+    points = ("total_points", "mean_points", "p_best")  # each game's own unit: no overall sum; p_best per game
     return {
         "tournament": name,
         "overall": [{k: v for k, v in asdict(r).items() if k not in points} for r in standings["overall"]],
         "games": {g: [asdict(r) for r in rows] for g, rows in standings["games"].items()},
         "head_to_head": {g: [asdict(p) for p in pairs] for g, pairs in standings.get("head_to_head", {}).items()},
+        # per game: how many duplicate sets it had, and how many it needed for intervals, LOS and rank order
+        "sets": dict(standings.get("sets", {})),
+        "min_sets": dict(standings.get("min_sets", {})),
+        # per game: P(entrant rated above opponent) over the bootstrap resamples (None: too few sets)
+        "rank_order": dict(standings.get("rank_order", {})),
         # every entrant's faults by kind (referee.tournament.reporting.FaultRow), when the caller added them
         "faults": [r.record() for r in standings.get("faults", [])],
         # matches failed on the referee's side, by error (only when there are some: counted for no one)
@@ -352,15 +406,19 @@ def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:
 
 
 def _without_none(data: dict[str, Any]) -> dict[str, Any]:
-    """`as_dict`'s data for TOML, which has no null: a head-to-head pair leaves out a None value."""
-    pairs = {g: [{k: v for k, v in p.items() if v is not None} for p in rows]
-             for g, rows in data["head_to_head"].items()}
-    tests = {"sprt": [{k: v for k, v in t.items() if v is not None} for t in data["sprt"]]} if "sprt" in data else {}
-    return {**data, "head_to_head": pairs, **tests}
+    """`as_dict`'s data for TOML, which has no null: a row or head-to-head pair leaves out a None
+    value, and a game without rank order is left out of it."""
+    def kept(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in row.items() if v is not None} for row in rows]
+
+    tests = {"sprt": kept(data["sprt"])} if "sprt" in data else {}
+    return {**data, "overall": kept(data["overall"]), "games": {g: kept(rows) for g, rows in data["games"].items()},
+            "head_to_head": {g: kept(rows) for g, rows in data["head_to_head"].items()},
+            "rank_order": {g: order for g, order in data["rank_order"].items() if order is not None}, **tests}
 
 
 COLUMNS = ("entrant", "matches", "wins", "mean_rank", "total_points", "mean_points", "faults",
-           "disqualified", "rating", "sigma", "low", "high")
+           "disqualified", "rating", "sigma", "low", "high", "p_best")
 
 
 def write_all(standings: dict[str, Any], out_dir: Path, name: str = "", score_notes: Sequence[str] = ()) -> list[Path]:
@@ -405,12 +463,28 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
     points = f"scores ({'; '.join(score_notes)})" if score_notes else "scores"
     lines = [f"# Standings{': ' + data['tournament'] if data['tournament'] else ''}", ""]
     scopes = [(f"Overall ({OVERALL_NOTE})", data["overall"])] + [(f"Game: {g}", r) for g, r in data["games"].items()]
+    few = few_sets(data)
     for scope, rows in scopes:
-        lines += _markdown_table(scope, ("#",) + COLUMNS, [[i] + [r.get(c, "-") for c in COLUMNS]
+        lines += _markdown_table(scope, ("#",) + COLUMNS, [[i] + ["-" if r.get(c) is None else r[c] for c in COLUMNS]
                                                            for i, r in enumerate(rows, 1)])
+        game = scope[len("Game: "):] if scope.startswith("Game: ") else None
+        note = few.get(game) if game is not None else overall_note(data)
+        if note:
+            lines[-1:] = [note, ""]
     for game, pairs in data.get("head_to_head", {}).items():
         lines += _markdown_table(f"Head to head: {game}", head_to_head.COLUMNS,
                                  [["-" if p[c] is None else p[c] for c in head_to_head.COLUMNS] for p in pairs])
+        if game in few:
+            lines[-1:] = [few[game], ""]
+    for game, order in data.get("rank_order", {}).items():
+        if order is None:
+            continue
+        names = list(order)
+        best = {r["entrant"]: r.get("p_best") for r in data["games"].get(game, [])}
+        lines += _markdown_table(f"Rank order: {game} (P(row rated above column) over the bootstrap resamples)",
+                                 ("entrant", "p_best") + tuple(names),
+                                 [[n, best.get(n, "-")] + ["" if o == n else order[n][o] for o in names]
+                                  for n in names])
     if data.get("sprt"):
         from referee.tournament import sprt
 
@@ -433,16 +507,19 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
                                   for g in data["failed"]])
     lines += [
         "Rating: a batch Plackett-Luce fit of every match's finishing ranks (400 points apart, the stronger "
-        "finishes ahead of the weaker 10 times as often; mean 0 over the table's entrants); low/high: its "
-        "95% bootstrap interval over duplicate sets (a deal's matches resampled together), sigma: the "
-        "bootstrap standard error. The overall table rates each entrant across every game it played: "
-        "it compares entrants fairly only when they played the same games. Points are each game's own "
-        f"{points}; the overall table has none.",
+        "finishes ahead of the weaker 10 times as often; mean 0 over the table's entrants); sigma: its "
+        "bootstrap standard error over duplicate sets (a deal's matches resampled together); low/high: its "
+        "95% interval, rating +- Student's t times sigma; p_best: how often it rated best of its game over "
+        "the resamples (the rank order tables: how often above each other entrant). Below a game's min_sets "
+        "duplicate sets none of these is given ('-'). The overall table rates each entrant across every game "
+        "it played: it compares entrants fairly only when they played the same games. Points are each "
+        f"game's own {points}; the overall table has none.",
         "",
         "Head to head: `entrant` is the one higher in the game's standings; ahead/behind/ties count its "
         "finishes against the opponent; mean_diff is its points minus the opponent's, averaged by "
-        "duplicate set, diff_low/diff_high the Student's t 95% interval over the sets ('-' with one set); "
-        "los: the likelihood of superiority, Phi((ahead - behind) / sqrt(ahead + behind)).",
+        "duplicate set, diff_low/diff_high the Student's t 95% interval over the sets; los: the likelihood "
+        "of superiority over the sets (Student's t of its per-set finishes ahead minus behind: a set's "
+        "seatings share a deal, the set is the unit); '-' below min_sets duplicate sets.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -460,6 +537,21 @@ def _sprt_row(t: dict[str, Any]) -> list[Any]:
             "-" if t["los"] is None else f"{t['los']:.3f}"]
 
 
+def few_sets(data: dict[str, Any]) -> dict[str, str]:
+    """Per game of fewer duplicate sets than its min_sets: the note saying why its ranges are "-"."""
+    least = data.get("min_sets", {})
+    return {game: head_to_head.few_sets_note(n, least.get(game, MIN_SETS))
+            for game, n in data.get("sets", {}).items() if n < least.get(game, MIN_SETS)}
+
+
+def overall_note(data: dict[str, Any]) -> str | None:
+    """Why the overall table's ranges are "-" (some game has fewer sets than its min_sets), or None."""
+    least = data.get("min_sets", {})
+    short = [f"{game} ({n} of {least.get(game, MIN_SETS)})" for game, n in data.get("sets", {}).items()
+             if n < least.get(game, MIN_SETS)]
+    return "-: fewer duplicate sets than min_sets in " + ", ".join(short) if short else None
+
+
 def _first_keys(keys: Sequence[str], shown: int = 10) -> str:
     """The first `shown` match keys, and how many more."""
     return ", ".join(keys[:shown]) + (f", ... ({len(keys) - shown} more)" if len(keys) > shown else "")
@@ -471,8 +563,9 @@ def _markdown_table(title: str, heads: Sequence[str], rows: Iterable[Sequence[An
     return lines + [""]
 
 
-def rich_table(rows: list[Row], title: str, limit: int | None = None, points: bool = True):
-    """A rich Table of standings rows (narrow enough for an 80-column terminal)."""
+def rich_table(rows: list[Row], title: str, limit: int | None = None, points: bool = True, note: str | None = None):
+    """A rich Table of standings rows (narrow enough for an 80-column terminal), `note` under it (why
+    a range is "-"); a P(best) column when the rows have one."""
     from rich import box
     from rich.table import Table
 
@@ -481,6 +574,9 @@ def rich_table(rows: list[Row], title: str, limit: int | None = None, points: bo
     # names are the user's (a tournament file) or a journal's: shown as they are, never markup
     table = Table(title=Text(title, style="italic"), box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     heads = ["#", "entrant", "played", "wins", "rank", "points", "faults", "DQ", "rating", "95% range"]
+    best = any(r.p_best is not None for r in rows)
+    if best:
+        heads.append("P(best)")
     if not points:
         heads.remove("points")
     for col in heads:
@@ -490,7 +586,11 @@ def rich_table(rows: list[Row], title: str, limit: int | None = None, points: bo
         cells = [str(i), Text(r.entrant), str(r.matches), str(r.wins), f"{r.mean_rank:.2f}", f"{r.total_points:g}",
                  str(r.faults), str(r.disqualified), f"{r.rating:.1f}",
                  "-" if r.low is None or r.high is None else f"{r.low:.1f}..{r.high:.1f}"]
+        if best:
+            cells.append("-" if r.p_best is None else f"{r.p_best:.2f}")
         if not points:
             del cells[5]
         table.add_row(*cells)
+    if note:
+        table.caption = Text(note, style="italic")
     return table
