@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 
 import pytest
 
@@ -167,6 +168,7 @@ def test_bench_stats_coverage_and_los_sections_run(monkeypatch):
     path = Path(__file__).resolve().parent.parent / "bench" / "stats.py"
     spec = importlib.util.spec_from_file_location("bench_stats", path)
     stats = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_stats", stats)  # its dataclasses look their module up
     spec.loader.exec_module(stats)
     monkeypatch.setattr(stats, "TRUTH_SETS", 50)
     row = stats.coverage_case(2, 10, 3, seed=1)
