@@ -138,7 +138,8 @@ def test_the_index_has_no_fault_table_without_faults(tmp_path):
             "fault_log": [], "decisions": 1, "seconds": 0.1, "replay": "replays/m.jsonl"}
     (out / "journal.jsonl").write_text(json.dumps(line) + "\n")
     text = write_index(out, REGISTRY).read_text()
-    assert "Standings: all games" in text and "<h2>Faults</h2>" not in text
+    assert "Standings: maumau" in text and "<h2>Faults</h2>" not in text
+    assert "Standings: all games" not in text  # one game: no cross-game table (issue 26)
 
 
 # -- a small tournament's index in Chromium ---------------------------------------------------------
@@ -235,7 +236,9 @@ def test_the_index_sorts_and_filters(browser, small, pixels):
     width(browser, pixels)
     try:
         browser.open(out / "index.html")
-        overall, matches = "document.querySelector('table.standings')", "document.querySelector('table.matches')"
+        # the cross-game table comes after each game's (issue 26): every entrant played both games
+        overall = "document.querySelector('table.standings[data-game=\"all games\"]')"
+        matches = "document.querySelector('table.matches')"
         assert browser.js("getComputedStyle(document.getElementById('bar')).display") != "none"
         for table in (overall, matches):  # no column cut off, at either width
             assert browser.js(f"{table}.scrollWidth <= {table}.parentElement.clientWidth"), (table, pixels)
@@ -253,7 +256,7 @@ def test_the_index_sorts_and_filters(browser, small, pixels):
         click(browser, f"{overall}.tHead.rows[0].cells[1]")
         names = column(browser, overall, 1)
         assert names == sorted(ENTRANTS)
-        assert chart_rows(browser, 0) == names
+        assert chart_rows(browser, 2) == names
         # the filter box: every word in a row's text (entrant, game, match)
         browser.js("document.getElementById('q').focus()")
         browser.call("Input.insertText", text="presidente bob")
@@ -264,8 +267,8 @@ def test_the_index_sorts_and_filters(browser, small, pixels):
         assert column(browser, overall, 1) == []  # no overall row holds "presidente"
         tables = "[...document.querySelectorAll('table.standings')]"
         assert browser.js(f"{tables}.map(t => [t.dataset.game, [...t.tBodies[0].rows].filter(r => !r.hidden).length])") \
-            == [["all games", 0], ["maumau", 0], ["presidente", 1]]
-        assert chart_rows(browser, 2) == ["bob"]
+            == [["maumau", 0], ["presidente", 1], ["all games", 0]]
+        assert chart_rows(browser, 1) == ["bob"]
         browser.js("const q = document.getElementById('q'); q.select()")
         browser.call("Input.insertText", text="dave <i>")
         until(browser, f"{overall}.tBodies[0].querySelectorAll('tr:not([hidden])').length === 1", "no refilter")
@@ -325,7 +328,7 @@ def test_the_rating_chart_draws_each_rating_and_its_interval(browser, small):
     out, records = small
     table = st.as_dict(st.compute(records, MIN_SETS))
     browser.open(out / "index.html")
-    scopes = [table["overall"]] + list(table["games"].values())
+    scopes = list(table["games"].values()) + [st.across_games(table["overall"], table["games"])]
     assert browser.js("document.querySelectorAll('svg.chart').length") == len(scopes)
     for number, rows in enumerate(scopes):
         chart = f"document.getElementById('chart-{number}')"
@@ -347,8 +350,10 @@ def test_the_rating_chart_draws_each_rating_and_its_interval(browser, small):
             assert name == row["entrant"]
             for x, value in ((dot, row["rating"]), (low, row["low"]), (high, row["high"])):
                 assert abs(rating_at(x) - value) < 0.05, (name, value, rating_at(x))
-    caption = browser.js("document.querySelector('figcaption').textContent")
-    assert "95% interval" in caption and "bootstrap" in caption and "Duplicate sets: maumau 3, presidente 1." in caption
+    caption = browser.js("document.querySelector('figcaption').textContent")  # the first: said in full
+    assert "95% interval" in caption and "bootstrap" in caption and "Duplicate sets: maumau 3." in caption
+    caption = browser.js("[...document.querySelectorAll('figcaption')].at(-1).textContent")  # across games
+    assert "only the entrants that played every game" in caption and "Duplicate sets: maumau 3, presidente 1." in caption
 
 
 def test_a_rating_without_an_interval_is_a_dot_alone(small):
@@ -361,12 +366,13 @@ def test_a_rating_without_an_interval_is_a_dot_alone(small):
     table["overall"] = [replace(r, low=None, high=None) if r.entrant == "bob" else r for r in table["overall"]]
     table["faults"] = []
     text = write_index(out, REGISTRY, table).read_text()
-    chart = text[text.index('id="chart-0"'):text.index("</svg>")]
+    chart = text[text.index('id="chart-2"'):]  # across games, after each game's (issue 26)
+    chart = chart[:chart.index("</svg>")]
     bob = chart[chart.index('data-e="bob"'):]
     bob = bob[:bob.index("</g>")]
     assert "<circle" in bob and 'class="ci"' not in bob and "(no interval)" in bob
     assert chart.count('class="ci"') == len(ENTRANTS) - 1
-    caption = text[text.index("<figcaption>"):text.index("</figcaption>")]
+    caption = text[text.rindex("<figcaption>"):text.rindex("</figcaption>")]
     assert "No bar: no interval was computed" in caption
     write_index(out, REGISTRY)
 

@@ -172,7 +172,8 @@ def test_the_files_hold_the_standings_and_the_head_to_head_with_the_same_columns
     assert toml["rank_order"] == data["rank_order"] and set(data["rank_order"]["alpha"]) == set(STRENGTH)
     assert data["sets"] == {"alpha": 3, "beta": 3} and data["min_sets"] == {"alpha": 3, "beta": 3}
     md = (tmp_path / "standings.md").read_text()
-    assert "## Head to head: alpha" in md and "## Head to head: beta" in md and "each entrant rated across" in md
+    assert "## Head to head: alpha" in md and "## Head to head: beta" in md and f"## Across games ({st.ACROSS_NOTE})" in md
+    assert md.index("## Game: alpha") < md.index("## Game: beta") < md.index("## Across games")  # each game first
     assert "| # | " + " | ".join(st.COLUMNS) + " |" in md
     header = (tmp_path / "standings.csv").read_text().splitlines()[0]
     assert header == ",".join(("scope",) + st.COLUMNS)

@@ -287,10 +287,12 @@ def _show_standings(console, journal: Path, out_dir: Path, name: str) -> dict:
 
     table = st.compute_journal(journal)
     few = st.few_sets(table)  # why a range is "-" (issue 26)
-    console.print(st.rich_table(table["overall"], f"Standings: {name} ({st.OVERALL_NOTE})", points=False,
-                                note=st.overall_note(table)))
-    for game, rows in table["games"].items():
-        console.print(st.rich_table(rows, f"{game}", note=few.get(game)))
+    for game, rows in table["games"].items():  # each game's standings lead (issue 26)
+        console.print(st.rich_table(rows, f"Standings: {name}: {game}", note=few.get(game)))
+    across = st.across_games(table["overall"], table["games"])
+    if across is not None:
+        console.print(st.rich_table(across, f"Standings: {name} ({st.ACROSS_NOTE})", points=False,
+                                    note=st.overall_note(table)))
     for game, pairs in table["head_to_head"].items():
         order = [r.entrant for r in table["games"][game]]
         console.print(head_to_head.rich_table(pairs, f"{game}: head to head", order,

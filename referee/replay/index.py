@@ -316,12 +316,16 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
         sets = {game: standings["sets"][game] for game in table["games"]}
         notes = {game: _score_note(registry, game) for game in table["games"]}
         few = st.few_sets(table)
-        scopes = [("all games", table["overall"], sets)] + [(g, r, {g: sets[g]}) for g, r in table["games"].items()]
+        # each game's standings lead; the cross-game table only for the entrants that played every game
+        scopes = [(g, r, {g: sets[g]}) for g, r in table["games"].items()]
+        across = st.across_games(table["overall"], table["games"])
+        if across is not None:
+            scopes.append(("all games", across, sets))
         for number, (scope, scope_rows, scope_sets) in enumerate(scopes):
             sections.append(_standings_html(number, scope, scope_rows, scope_sets, notes,
                                             {scope: few[scope]} if scope in few else
-                                            {"all games": st.overall_note(table)} if number == 0 and few else {},
-                                            table.get("rank_order", {}).get(scope)))
+                                            {"all games": st.overall_note(table)} if scope == "all games" and few
+                                            else {}, table.get("rank_order", {}).get(scope)))
         nav.append(("standings-0", "standings"))
         if table.get("sprt"):
             sections.append(_sprt_html(table["sprt"]))
@@ -409,7 +413,7 @@ def _standings_html(number: int, scope: str, rows: list[dict[str, Any]], sets: d
     return (f'<section id="standings-{number}"><h2>{html.escape(title)}</h2>'
             f'<table class="standings sortable filter" data-game="{_attr(scope)}" data-chart="{chart}">'
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{points}"
-            f"<figure>{_chart(chart, rows)}<figcaption>{html.escape(_chart_caption(scope, rows, sets))}"
+            f"<figure>{_chart(chart, rows)}<figcaption>{html.escape(_chart_caption(scope, rows, sets, number == 0))}"
             f"</figcaption></figure>{_rank_order_html(scope, rows, order)}</section>")
 
 
@@ -490,24 +494,24 @@ def _chart(chart_id: str, rows: list[dict[str, Any]]) -> str:
     return "".join(parts) + "</svg>"
 
 
-def _chart_caption(scope: str, rows: list[dict[str, Any]], sets: dict[str, int]) -> str:
-    """What the chart's numbers are (said in full under the first chart, the overall one) and how
-    sure they are."""
+def _chart_caption(scope: str, rows: list[dict[str, Any]], sets: dict[str, int], first: bool) -> str:
+    """What the chart's numbers are (said in full under the `first` chart) and how sure they are."""
     from referee.tournament.ratings import RESAMPLES
 
     text = "Dot: the rating; bar: its 95% interval; one axis for the whole chart, rows in the table's order. "
-    if scope == "all games":
+    if first:
         text += ("The rating is a Plackett-Luce fit of every match's finishing order on an Elo-like scale, mean 0 "
                  "over the table's entrants: 400 points apart, the stronger finishes ahead of the weaker 10 times "
                  "as often (100 points: about 64% of the time). The interval is the rating plus or minus Student's "
                  f"t times its standard error over {RESAMPLES} bootstrap resamples of the duplicate sets (a deal's "
                  "matches under every seating drawn together, each game's apart): how far the rating could move had "
                  "other deals been dealt; in simulation it holds the true rating for about 95% of entrants at 10 "
-                 "sets or more (docs/tournaments.md). Entrants whose bars overlap are not told apart. Here each entrant is rated "
-                 "across every game it played, in one fit: this compares fairly only entrants of the same games "
-                 "(the per-game charts compare the others). ")
+                 "sets or more (docs/tournaments.md). Entrants whose bars overlap are not told apart. ")
     else:
         text += "What the numbers are: under the first chart. "
+    if scope == "all games":
+        text += ("Here only the entrants that played every game are shown, each rated across all of them in one "
+                 "fit: it compares fairly only entrants of the same games (each game's chart compares them all). ")
     text += "Duplicate sets: " + ", ".join(f"{game} {count}" for game, count in sets.items()) + "."
     if any(r.get("low") is None or r.get("high") is None for r in rows):
         text += " No bar: no interval was computed for that entrant (too few duplicate sets for one: the note above)."

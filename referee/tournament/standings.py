@@ -21,7 +21,9 @@ brings back the old behaviour for a single deal: its tables (a table's seatings 
 together) are resampled instead, or, with a single table, its matches.
 
 Tables are sorted by rating, then wins, then name. The overall table rates each entrant across every
-game it played, in one fit: it compares entrants fairly only when they played the same games.
+game it played, in one fit: it compares entrants fairly only when they played the same games, so
+the reports lead with each game's table and show the overall one only for the entrants that
+played every game (`across_games`); the JSON, CSV and TOML files keep it whole.
 Head-to-head records: referee/tournament/head_to_head.py.
 """
 
@@ -40,6 +42,24 @@ from referee.tournament import head_to_head, ratings
 from referee.tournament.head_to_head import MIN_SETS
 
 OVERALL_NOTE = "all games; each entrant rated across every game it played"
+#: what the cross-game table of the reports is (issue 26: each game's standings lead; entrants are
+#: compared across games only where they played the same games)
+ACROSS_NOTE = "across games: only the entrants that played every game, each rated across all of them in one fit"
+
+
+def _name(row: Any) -> str:
+    return row["entrant"] if isinstance(row, dict) else row.entrant
+
+
+def across_games(overall: list[Any], games: dict[str, list[Any]]) -> list[Any] | None:
+    """The overall rows the reports show as the cross-game table: those of the entrants that played
+    every game, in the overall order; None where there is no such table (one game, or fewer than
+    two entrants that played them all: a rating across games compares no one else fairly)."""
+    if len(games) < 2:
+        return None
+    shared = set.intersection(*({_name(r) for r in rows} for rows in games.values()))
+    rows = [r for r in overall if _name(r) in shared]
+    return rows if len(rows) >= 2 else None
 
 
 @dataclass
@@ -458,11 +478,15 @@ def write_all(standings: dict[str, Any], out_dir: Path, name: str = "", score_no
 
 
 def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
-    """The standings as Markdown tables, overall first, then per game, then the head-to-head
-    records per game; `score_notes` say what some games' points are ("<title>: <what>")."""
+    """The standings as Markdown tables, each game's first, then the cross-game table where
+    entrants played the same games (`across_games`), then the head-to-head records per game;
+    `score_notes` say what some games' points are ("<title>: <what>")."""
     points = f"scores ({'; '.join(score_notes)})" if score_notes else "scores"
     lines = [f"# Standings{': ' + data['tournament'] if data['tournament'] else ''}", ""]
-    scopes = [(f"Overall ({OVERALL_NOTE})", data["overall"])] + [(f"Game: {g}", r) for g, r in data["games"].items()]
+    scopes = [(f"Game: {g}", r) for g, r in data["games"].items()]
+    across = across_games(data["overall"], data["games"])
+    if across is not None:
+        scopes.append((f"Across games ({ACROSS_NOTE})", across))
     few = few_sets(data)
     for scope, rows in scopes:
         lines += _markdown_table(scope, ("#",) + COLUMNS, [[i] + ["-" if r.get(c) is None else r[c] for c in COLUMNS]
@@ -511,9 +535,9 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
         "bootstrap standard error over duplicate sets (a deal's matches resampled together); low/high: its "
         "95% interval, rating +- Student's t times sigma; p_best: how often it rated best of its game over "
         "the resamples (the rank order tables: how often above each other entrant). Below a game's min_sets "
-        "duplicate sets none of these is given ('-'). The overall table rates each entrant across every game "
-        "it played: it compares entrants fairly only when they played the same games. Points are each "
-        f"game's own {points}; the overall table has none.",
+        "duplicate sets none of these is given ('-'). The cross-game table (only where two entrants or more "
+        "played every game) rates those entrants across every game in one fit: it compares fairly only "
+        f"entrants of the same games. Points are each game's own {points}; the cross-game table has none.",
         "",
         "Head to head: `entrant` is the one higher in the game's standings; ahead/behind/ties count its "
         "finishes against the opponent; mean_diff is its points minus the opponent's, averaged by "
