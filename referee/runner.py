@@ -139,6 +139,8 @@ def match_id(game: str, config: dict[str, Any], seed: int, specs: list[str],
 
 
 class _Null:
+    digest = None  # nothing written, nothing signed
+
     def write(self, record: dict[str, Any]) -> None:
         pass
 
@@ -403,7 +405,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
         if hooks is not None:
             hooks.match_finished(header=header, result=result)
         return MatchResult(header, result, fault_log, Path(replay) if replay is not None else None, decisions,
-                           deals, getattr(writer, "digest", None))
+                           deals, writer.digest)
     finally:
         writer.close()  # writes what was played, also before an error or Ctrl-C
 

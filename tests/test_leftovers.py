@@ -1,6 +1,6 @@
 """Nothing left behind in the temporary directory by a referee process killed outright.
 
-A scratch root (bot scratch directories; a Dask worker's match in progress) is locked by its
+A scratch root (a worker's matches in progress, a Dask worker's too) is locked by its
 process while it lives; the next referee process that makes one removes those whose owner died.
 """
 
@@ -19,14 +19,16 @@ import pytest
 
 from referee.bots import sandbox
 
-#: a referee process that makes its scratch root, a bot scratch and a file in it, says the root,
-#: then waits to be killed (or, with "exit", dies by os._exit: no atexit either)
+#: a referee process that makes its scratch root, a match's folder and a file in it (as a
+#: tournament's worker does), says the root, then waits to be killed (or, with "exit", dies by
+#: os._exit: no atexit either)
 OWNER = textwrap.dedent("""
-    import os, sys, time
+    import os, sys, tempfile, time
+    from pathlib import Path
     from referee.bots import sandbox
-    scratch = sandbox.new_scratch()
+    scratch = Path(tempfile.mkdtemp(prefix="match-", dir=sandbox.scratch_root()))
     (scratch / "left.txt").write_text("x")
-    os.chmod(scratch, 0o500)  # as a bot may: a plain rmtree of it fails for a non-root user
+    os.chmod(scratch, 0o500)  # a folder a plain rmtree fails on (for a non-root user)
     print(sandbox.scratch_root(), flush=True)
     if sys.argv[1:] == ["exit"]:
         os._exit(0)

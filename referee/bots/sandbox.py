@@ -393,8 +393,9 @@ def sweep() -> list[Path]:
 
 
 def scratch_root() -> Path:
-    """This run's one directory of bot scratch directories (removed at exit; by a later run's
-    `sweep` if this process is killed outright)."""
+    """This run's one directory of temporary folders (a tournament worker's matches in progress;
+    a bot's own scratch is a tmpfs of its sandbox): removed at exit, by a later run's `sweep` if
+    this process is killed outright."""
     global _scratch_root
     with _lock:
         if _scratch_root is None or not _scratch_root.is_dir():
@@ -404,18 +405,11 @@ def scratch_root() -> Path:
 
 
 def use_scratch_root(path: str | os.PathLike) -> None:
-    """Put this process's scratch directories under `path` (a tournament's workers share the
+    """Put this process's temporary folders under `path` (a tournament's workers share the
     driver's root, which the driver removes)."""
     global _scratch_root
     with _lock:
         _scratch_root = Path(path)
-
-
-def new_scratch() -> Path:
-    """A fresh private scratch directory for one bot (mode 0700; inside, the bot owns it)."""
-    root = scratch_root()
-    root.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix="bot-", dir=root))
 
 
 def remove_scratch(path: Path) -> None:
