@@ -178,137 +178,164 @@ def run_match(
 
 
 def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key, signer=None) -> MatchResult:
-    n = len(players)
-    mid = key.match_id(game.name, config, seed, [s.spec for s in seats])
-    # The fallback's random choices are sealed like the deal; the replay names their seed (one
-    # match's, revealing nothing of the key) so that `verify` re-derives them.
-    fallback_seed = key.derive("fallback", mid)
-    header = {
-        "type": "header",
-        "referee": __version__,
-        "protocol": PROTOCOL_VERSION,
-        "game": game.name,
-        "config": config,
-        "seed": seed,
-        "match": mid,
-        "players": [{"seat": i, "name": s.name, "kind": s.kind, "spec": s.spec} for i, s in enumerate(seats)],
-        "limits": {"move_ms": limits.move_ms, "start_ms": limits.start_ms, "max_faults": limits.max_faults,
-                   "fallback": limits.fallback},
-    }
-    if limits.fallback == "random":
-        header["limits"]["fallback_seed"] = fallback_seed
-    writer = ReplayWriter(replay, signer) if replay is not None else _Null()
-    policy = FaultPolicy(n, limits.max_faults, limits.fallback, fallback_seed)  # the one `verify` replays
-    faults, disqualified, fallback = policy.count, policy.disqualified, policy.fallback
-    fault_log: list[FaultEntry] = []
-    names = [s.name for s in seats]
-    move_ms = [s.move_ms or limits.move_ms for s in seats]
-    left_ms = [float(limits.total_ms)] * n  # each seat's total time budget left (total_ms > 0)
-    on_record = getattr(monitor, "record", None)
-    on_applying = getattr(monitor, "applying", None)
-    decisions = 0
-    deals: list[dict[str, Any]] = []
+    match = _Match(game, config, seed, seats, players, limits, replay, monitor, key, signer)
+    try:
+        match.greet(hooks)
+        match.play()
+        return match.finish(hooks)
+    finally:
+        match.writer.close()  # writes what was played, also before an error or Ctrl-C
 
-    def fault(seat: int, deal: int, f: Fault, act: int | None = None, legal: list | None = None) -> None:
-        player = players[seat]
+
+class _Match:
+    """One match being played, in its phases: `greet` (spawn, hello, header), `play` (the deals,
+    decision by decision, until the game ends), `finish` (outcome, result record, `end`).
+
+    The decision loop binds what it calls per decision to locals: it is the referee's hot path
+    (bench/engine.py), so only what is rare or slow anyway (a bot's reply, a fault) is a call."""
+
+    def __init__(self, game: Game, config: dict[str, Any], seed: int, seats: list[Seat], players: list[Player],
+                 limits: Limits, replay: str | Path | None, monitor: Monitor | None, key: sealing.DealKey,
+                 signer: Signer | None) -> None:
+        self.game, self.config, self.seed, self.seats, self.players, self.limits = (game, config, seed, seats,
+                                                                                  players, limits)
+        self.replay, self.monitor, self.key = replay, monitor, key
+        self.n = n = len(players)
+        self.mid = key.match_id(game.name, config, seed, [s.spec for s in seats])
+        # The fallback's random choices are sealed like the deal; the replay names their seed (one
+        # match's, revealing nothing of the key) so that `verify` re-derives them.
+        fallback_seed = key.derive("fallback", self.mid)
+        self.header = _header(game, config, seed, self.mid, seats, limits, fallback_seed)
+        self.writer = ReplayWriter(replay, signer) if replay is not None else _Null()
+        self.policy = FaultPolicy(n, limits.max_faults, limits.fallback, fallback_seed)  # the one `verify` replays
+        self.fault_log: list[FaultEntry] = []
+        self.move_ms = [s.move_ms or limits.move_ms for s in seats]
+        self.left_ms = [float(limits.total_ms)] * n  # each seat's total time budget left (total_ms > 0)
+        self.on_record = getattr(monitor, "record", None)
+        self.decisions = 0
+        self.deals: list[dict[str, Any]] = []
+        self.label = plugin_label(game)
+        # Events only go to seats whose player listens (an in-process strategy that keeps the base
+        # no-op `event` does not), so with no listener and no monitor no event message is even built.
+        self.listens = [player.listens() for player in players]
+        self.fan_out = monitor is not None or any(self.listens)
+        self.state: GameState | None = None
+
+    def fault(self, seat: int, deal: int, f: Fault, act: int | None = None, legal: list | None = None) -> None:
+        """Log a seat's fault, and close its player once the policy disqualifies it."""
+        player = self.players[seat]
         log = player.stderr_log()  # named only once it holds something: a silent bot has none
-        fault_log.append(FaultEntry(seat, deal, f.kind, f.detail, f.raw[:200], f.stderr_tail, act,
-                                    legal_summary(legal) if legal is not None else "",
-                                    hint(f.kind, f.detail, f.raw, getattr(player, "stats", {}).get("stale", 0)),
-                                    log.name if log is not None else None))
-        if policy.fault(seat, f.kind):
+        self.fault_log.append(FaultEntry(seat, deal, f.kind, f.detail, f.raw[:200], f.stderr_tail, act,
+                                         legal_summary(legal) if legal is not None else "",
+                                         hint(f.kind, f.detail, f.raw, getattr(player, "stats", {}).get("stale", 0)),
+                                         log.name if log is not None else None))
+        if self.policy.fault(seat, f.kind):
             player.close()
 
-    # Events only go to seats whose player listens (an in-process strategy that keeps the base
-    # no-op `event` does not), so with no listener and no monitor no event message is even built.
-    listens = [player.listens() for player in players]
-    fan_out = monitor is not None or any(listens)
-    writing = replay is not None
-    write = writer.write  # buffered: the file is written at each deal's end (referee.replay.records)
-    add = writer.add  # for the records that end no deal (moves, chance outcomes): no flush test
-
-    def keep(data) -> None:
-        """A record the game emitted: checked (a deal_end's core fields), written, shown the monitor."""
-        kind = data.get("type") if type(data) is dict else None
-        if kind != "deal" and kind != "chance":  # a deal_end's core fields, or a bad record
-            error = record_error(data, n)
-            if error is not None:
-                raise PluginError(f"{plugin_label(game)}: {error}")
-            deals.append(data)
-        write(data)
-        if on_record is not None:
-            on_record(data)
-
-    def dispatch(outputs) -> None:
-        for out in outputs:
-            if type(out) is Record:
-                keep(out.data)
-                continue
-            if not fan_out:
-                continue
-            if type(out) is not Event and not isinstance(out, Event):
-                raise PluginError(f"{plugin_label(game)}: drain() gave {out!r}, not an Event or a Record")
-            to = out.to
-            try:
-                seats = range(n) if to is EVERYONE else audience(to, n)
-            except (TypeError, ValueError) as exc:
-                raise PluginError(f"{plugin_label(game)}: event {out.kind!r}: {exc}") from None
-            message = out.message()
-            for seat in seats:
-                if seat not in disqualified:
-                    if monitor is not None:
-                        monitor.sent(seat, {"type": "event", "event": message}, state)
-                    if listens[seat]:
-                        players[seat].event(message)
-
-    try:
+    def greet(self, hooks: Any) -> None:
+        """Start every player and write the header."""
         # Every bot's process first, then each greeted in turn: their start-up times overlap, and a
         # bot's start_ms still runs from its own hello.
+        players, monitor = self.players, self.monitor
         for player in players:
             player.spawn()
+        names = [s.name for s in self.seats]
         for seat, player in enumerate(players):
-            hello = Hello(game.name, seat, n, names, config, mid, limits.wire())
+            hello = Hello(self.game.name, seat, self.n, names, self.config, self.mid, self.limits.wire())
             if monitor is not None:
                 monitor.sent(seat, hello.message(), None)
             failed = player.start(hello)
             if failed is not None:
-                fault(seat, 0, failed)
-        _name_seats(header["players"], seats, players)  # after hello, which names them as before
-        writer.write(header)
+                self.fault(seat, 0, failed)
+        _name_seats(self.header["players"], self.seats, players)  # after hello, which names them as before
+        self.writer.write(self.header)
         if hooks is not None:
-            hooks.match_started(header=header)
+            hooks.match_started(header=self.header)
 
-        sampler = Sampler(Streams(key.rng("deal", game.name, seed)))
-        label = plugin_label(game)
-        state = game.new_state(config, n)
+    def keep(self, data) -> None:
+        """A record the game emitted: checked (a deal_end's core fields), written, shown the monitor."""
+        kind = data.get("type") if type(data) is dict else None
+        if kind != "deal" and kind != "chance":  # a deal_end's core fields, or a bad record
+            error = record_error(data, self.n)
+            if error is not None:
+                raise PluginError(f"{self.label}: {error}")
+            self.deals.append(data)
+        self.writer.write(data)  # buffered: the file is written at each deal's end (referee.replay.records)
+        if self.on_record is not None:
+            self.on_record(data)
+
+    def dispatch(self, outputs) -> None:
+        """What the game drained: records kept, events sent to their audience."""
+        for out in outputs:
+            if type(out) is Record:
+                self.keep(out.data)
+                continue
+            if not self.fan_out:
+                continue
+            if type(out) is not Event and not isinstance(out, Event):
+                raise PluginError(f"{self.label}: drain() gave {out!r}, not an Event or a Record")
+            to = out.to
+            try:
+                seats = range(self.n) if to is EVERYONE else audience(to, self.n)
+            except (TypeError, ValueError) as exc:
+                raise PluginError(f"{self.label}: event {out.kind!r}: {exc}") from None
+            message = out.message()
+            disqualified, monitor, listens, players = (self.policy.disqualified, self.monitor, self.listens,
+                                                        self.players)
+            for seat in seats:
+                if seat not in disqualified:
+                    if monitor is not None:
+                        monitor.sent(seat, {"type": "event", "event": message}, self.state)
+                    if listens[seat]:
+                        players[seat].event(message)
+
+    def settle(self) -> int | None:
+        """Answer the state's chance requests (each recorded before what it makes happen); the seat
+        to act next, or None at the match's end. Only called when to_act() is None."""
+        state = self.state
+        while (request := state.chance()) is not None:
+            record = answer(state, request, self.sampler, self.label)
+            self.writer.add(record)
+            if self.on_record is not None:
+                self.on_record(record)
+            self.dispatch(state.drain())
+            if (seat := state.to_act()) is not None:
+                return seat
+        return None
+
+    def ask(self, seat: int, act_id: int, obs: dict[str, Any], legal: list) -> tuple[Any, Fault | None, float, Any]:
+        """A player's decision through its `act` (a bot, or a wrapped strategy): the action (None
+        on a fault), the fault, its time in ms and the debug it sent beside the action."""
+        left_ms = self.left_ms
+        reply = self.players[seat].act(act_id, obs, legal, _time_ms(self.move_ms[seat], self.limits.total_ms,
+                                                                    left_ms[seat]))
+        left_ms[seat] -= reply.ms
+        action, move_fault = _resolve(self.state, legal, reply)
+        return action, move_fault, reply.ms, reply.debug
+
+    def play(self) -> None:
+        """Every decision of the match, each applied, recorded and told, until the game ends."""
+        self.sampler = Sampler(Streams(self.key.rng("deal", self.game.name, self.seed)))
+        self.state = state = self.game.new_state(self.config, self.n)
         to_act, legal_actions, observe, apply, drain = (state.to_act, state.legal_actions, state.observe,
                                                          state.apply, state.drain)
-
-        def settle() -> int | None:
-            """Answer the state's chance requests (each recorded before what it makes happen);
-            the seat to act next, or None at the match's end. Only called when to_act() is None."""
-            while (request := state.chance()) is not None:
-                record = answer(state, request, sampler, label)
-                add(record)
-                if on_record is not None:
-                    on_record(record)
-                dispatch(drain())
-                if (seat := to_act()) is not None:
-                    return seat
-            return None
-
+        monitor, fan_out, dispatch, keep, add = self.monitor, self.fan_out, self.dispatch, self.keep, self.writer.add
+        on_applying = getattr(monitor, "applying", None)
+        disqualified, fallback, left_ms = self.policy.disqualified, self.policy.fallback, self.left_ms
+        writing = self.replay is not None
         dispatch(drain())
         seat = to_act()
         if seat is None:
-            seat = settle()
+            seat = self.settle()
         # The seats played by a plain StrategyPlayer are asked directly (StrategyPlayer.act inlined:
         # the same choice, time and crash fault, without building a Reply per decision).
-        strategies = [player.strategy if type(player) is StrategyPlayer else None for player in players]
-        total_ms = limits.total_ms
+        strategies = [player.strategy if type(player) is StrategyPlayer else None for player in self.players]
+        total_ms = self.limits.total_ms
         perf_counter = time.perf_counter
         # Act ids count each seat's own acts (1, 2, 3... per match): an id shared by the table
         # would tell a seat, by its gaps, how many decisions the others took, hidden ones included
-        acts = [0] * n
+        acts = [0] * self.n
+        decisions = 0
         while seat is not None:
             legal = legal_actions()
             move_fault: Fault | None = None
@@ -317,17 +344,19 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
             if seat in disqualified:
                 action = fallback(legal)
             elif total_ms and left_ms[seat] < 1:
-                move_fault = Fault("timeout", f"total time budget of {limits.total_ms} ms used up")
-                fault(seat, state.deal, move_fault)
+                move_fault = Fault("timeout", f"total time budget of {total_ms} ms used up")
+                self.fault(seat, state.deal, move_fault)
                 action = fallback(legal)
             else:
                 obs = observe(seat)
                 act_id = acts[seat] = acts[seat] + 1
                 if monitor is not None:
                     monitor.sent(seat, {"type": "act", "id": act_id, "obs": obs, "legal": legal,
-                                        "time_ms": _time_ms(move_ms[seat], total_ms, left_ms[seat])}, state)
+                                        "time_ms": _time_ms(self.move_ms[seat], total_ms, left_ms[seat])}, state)
                 strategy = strategies[seat]
-                if strategy is not None:
+                if strategy is None:
+                    action, move_fault, ms, debug = self.ask(seat, act_id, obs, legal)
+                else:
                     started = perf_counter()
                     try:
                         choice = strategy.choose(obs, legal)
@@ -341,14 +370,8 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                             action = legal[choice]
                         else:
                             action, move_fault = _resolve(state, legal, StrategyPlayer.reply(choice, ms))
-                else:
-                    reply = players[seat].act(act_id, obs, legal, _time_ms(move_ms[seat], total_ms, left_ms[seat]))
-                    ms = reply.ms
-                    debug = reply.debug
-                    left_ms[seat] -= ms
-                    action, move_fault = _resolve(state, legal, reply)
                 if move_fault is not None:
-                    fault(seat, state.deal, move_fault, act_id, legal)
+                    self.fault(seat, state.deal, move_fault, act_id, legal)
                     action = fallback(legal)
             deal = state.deal
             if on_applying is not None:
@@ -369,7 +392,7 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                     move["fault"] = move_fault.record()
                 if debug is not None:
                     move["debug"] = debug
-                add(move)
+                add(move)  # ends no deal: no flush test (referee.replay.records)
             if fan_out:
                 dispatch(drain())
             else:  # no event goes anywhere: only the records (dispatch, inlined)
@@ -378,36 +401,59 @@ def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key
                         keep(out.data)
             seat = to_act()
             if seat is None:
-                seat = settle()  # a deal to shuffle, or a reshuffle the move waits for
+                seat = self.settle()  # a deal to shuffle, or a reshuffle the move waits for
             if monitor is not None:
                 monitor.stepped(state)
+        self.decisions = decisions
 
-        outcome = state.outcome()
+    def finish(self, hooks: Any) -> MatchResult:
+        """The outcome checked, the result written, each seat still in told its `end`."""
+        game, n, monitor, disqualified, fault_log = (self.game, self.n, self.monitor, self.policy.disqualified,
+                                                     self.fault_log)
+        outcome = self.state.outcome()
         error = outcome_error(outcome, n)
         if error is not None:
-            raise PluginError(f"{plugin_label(game)}: {error}")
+            raise PluginError(f"{self.label}: {error}")
         result = {
             "type": "result",
             "scores": outcome.scores,
             "ranks": competition_ranks(outcome.measure, disqualified),
-            "faults": faults,
+            "faults": self.policy.count,
             "disqualified": sorted(disqualified),
             "fault_log": [f.record() for f in fault_log],
         }
-        writer.write(result)
+        self.writer.write(result)
         end = {k: v for k, v in result.items() if k != "type"}
-        for seat, player in enumerate(players):
+        for seat, player in enumerate(self.players):
             if seat not in disqualified:
                 told = _end_for(seat, end, fault_log)
                 if monitor is not None:
-                    monitor.sent(seat, {"type": "end", "result": told}, state)
+                    monitor.sent(seat, {"type": "end", "result": told}, self.state)
                 player.end(told)
         if hooks is not None:
-            hooks.match_finished(header=header, result=result)
-        return MatchResult(header, result, fault_log, Path(replay) if replay is not None else None, decisions,
-                           deals, writer.digest)
-    finally:
-        writer.close()  # writes what was played, also before an error or Ctrl-C
+            hooks.match_finished(header=self.header, result=result)
+        return MatchResult(self.header, result, fault_log, Path(self.replay) if self.replay is not None else None,
+                           self.decisions, self.deals, self.writer.digest)
+
+
+def _header(game: Game, config: dict[str, Any], seed: int, mid: str, seats: list[Seat], limits: Limits,
+            fallback_seed: int) -> dict[str, Any]:
+    """The replay's header record."""
+    header = {
+        "type": "header",
+        "referee": __version__,
+        "protocol": PROTOCOL_VERSION,
+        "game": game.name,
+        "config": config,
+        "seed": seed,
+        "match": mid,
+        "players": [{"seat": i, "name": s.name, "kind": s.kind, "spec": s.spec} for i, s in enumerate(seats)],
+        "limits": {"move_ms": limits.move_ms, "start_ms": limits.start_ms, "max_faults": limits.max_faults,
+                   "fallback": limits.fallback},
+    }
+    if limits.fallback == "random":
+        header["limits"]["fallback_seed"] = fallback_seed
+    return header
 
 
 def _end_for(seat: int, end: dict[str, Any], fault_log: list[FaultEntry]) -> dict[str, Any]:
