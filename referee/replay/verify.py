@@ -247,37 +247,63 @@ def _json(value: Any) -> Any:
 def simulate(replay: Replay, game: Game) -> Iterator[Step]:
     """Re-simulate `replay` with `game`'s rules, step by step, feeding back the recorded chance
     outcomes; raises Mismatch at the first discrepancy."""
-    header, records, lines = replay.header, replay.records, replay.lines
-    n = replay.players
+    sim = _Resimulation(replay, game)
+    outputs = sim.played_out(False)
+    yield Step(0, None, None, 1, 0, outputs, sim.state, False, frozenset(sim.faults.disqualified))
+    records, lines = replay.records, replay.lines
+    while sim.i < len(records) and records[sim.i].get("type") == "move":
+        move, line = records[sim.i], lines[sim.i]
+        chosen, fallback = sim.check_move(move, line)
+        try:
+            sim.state.apply(chosen)
+        except RulesError as exc:  # a rules plugin bug
+            raise sim.mismatch(f"the rules refuse the move: {exc}", sim.deal, sim.number, line) from None
+        sim.index += 1
+        sim.i += 1
+        outputs = sim.played_out(True)
+        yield Step(sim.index, move, line, sim.deal, sim.number, outputs, sim.state, fallback,
+                   frozenset(sim.faults.disqualified))
+    sim.check_end()
 
-    def mismatch(message: str, deal=None, move=None, line=None, after=False):
+
+class _Resimulation:
+    """`simulate`'s work on one replay: the game's state fed the file's records, each step
+    compared with what the file says; `i` is the next record to compare or apply."""
+
+    def __init__(self, replay: Replay, game: Game) -> None:
+        self.game, self.records, self.lines = game, replay.records, replay.lines
+        self.replay = replay
+        header, lines = replay.header, replay.lines
+        self.n = n = replay.players
+        if header.get("game") != game.name:
+            raise self.mismatch(f"the header's game is {header.get('game')!r}, not {game.name!r}", line=lines[0])
+        config = header.get("config")
+        if not isinstance(config, dict):
+            raise self.mismatch("the header has no config", line=lines[0])
+        try:
+            from referee.config import resolve_config
+
+            resolve_config(game, config, n)
+        except ConfigError as exc:
+            raise self.mismatch(f"the header's config cannot be played: {exc}", line=lines[0]) from None
+        self.state = game.new_state(dict(config), n)
+        self.faults = FaultPolicy.of_header(n, header)  # the runner's own policy, replayed
+        self.kinds = seat_kinds(replay)
+        for seat, kind in _start_faults(replay.result, replay.records, n):
+            self.faults.fault(seat, kind)
+        self.i = 1
+        self.deal, self.number, self.index = 1, 0, 0
+
+    @staticmethod
+    def mismatch(message: str, deal=None, move=None, line=None, after=False) -> Mismatch:
+        """The Mismatch to raise for a discrepancy found here."""
         return Mismatch(Discrepancy(message, deal, move, line, after))
 
-    if header.get("game") != game.name:
-        raise mismatch(f"the header's game is {header.get('game')!r}, not {game.name!r}", line=lines[0])
-    config = header.get("config")
-    if not isinstance(config, dict):
-        raise mismatch("the header has no config", line=lines[0])
-    try:
-        from referee.config import resolve_config
-
-        resolve_config(game, config, n)
-    except ConfigError as exc:
-        raise mismatch(f"the header's config cannot be played: {exc}", line=lines[0]) from None
-    state = game.new_state(dict(config), n)
-
-    faults = FaultPolicy.of_header(n, header)  # the runner's own policy, replayed
-    kinds = seat_kinds(replay)
-    for seat, kind in _start_faults(replay.result, records, n):
-        faults.fault(seat, kind)
-
-    i = 1  # the next record to compare or apply
-    deal, number, index = 1, 0, 0
-
-    def compare_records(produced: list[dict[str, Any]], after_move: bool, waiting: bool = False) -> int:
+    def compare_records(self, produced: list[dict[str, Any]], after_move: bool, waiting: bool = False) -> int:
         """Match the records the game emitted with the file's records from i on; `waiting`: the
         state waits for a chance outcome, whose record comes next."""
-        j = i
+        records, lines, mismatch, deal, number = self.records, self.lines, self.mismatch, self.deal, self.number
+        j = self.i
         for out in produced:
             out = _json(out)
             if j < len(records) and records[j].get("type") == "garbage":
@@ -305,30 +331,32 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
                            deal, number or None, lines[j], after_move)
         return j
 
-    def drained() -> tuple[list[Event | dict[str, Any]], list[dict[str, Any]]]:
-        outputs = [_checked(out, game, n) for out in state.drain()]
+    def drained(self) -> tuple[list[Event | dict[str, Any]], list[dict[str, Any]]]:
+        """The state's outputs (checked), and the records among them."""
+        outputs = [_checked(out, self.game, self.n) for out in self.state.drain()]
         return outputs, [o for o in outputs if type(o) is dict]
 
-    def played_out(after_move: bool) -> list[Event | dict[str, Any]]:
+    def played_out(self, after_move: bool) -> list[Event | dict[str, Any]]:
         """The step's outputs, every chance request answered from the file's records (from i on)."""
-        nonlocal i
-        outputs, produced = drained()
+        state = self.state
+        outputs, produced = self.drained()
         while state.to_act() is None and (request := state.chance()) is not None:
-            i = compare_records(produced, after_move, waiting=True)
-            outputs.append(feed(request, after_move))
-            more, produced = drained()
+            self.i = self.compare_records(produced, after_move, waiting=True)
+            outputs.append(self.feed(request, after_move))
+            more, produced = self.drained()
             outputs.extend(more)
-        i = compare_records(produced, after_move)
+        self.i = self.compare_records(produced, after_move)
         return outputs
 
-    def feed(request: Any, after_move: bool) -> dict[str, Any]:
+    def feed(self, request: Any, after_move: bool) -> dict[str, Any]:
         """Answer `request` from the file's record at i (consumed, unless it is an old replay's
         deal record, which the game's own deal record is then compared with); that record."""
-        nonlocal i
+        game, state, records, lines, i, mismatch = (self.game, self.state, self.records, self.lines, self.i,
+                                                    self.mismatch)
         error = request_error(request)
         if error is not None:  # the plugin's mistake, not the file's
             raise PluginError(f"{plugin_label(game)}: {error}")
-        where = (state.deal, number or None)
+        where = (state.deal, self.number or None)
         rec = records[i] if i < len(records) else None
         line = lines[i] if i < len(records) else lines[-1]
         kind = rec.get("type") if rec is not None else None
@@ -353,19 +381,19 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
         except RulesError as exc:
             raise mismatch(f"the rules refuse the chance record: {exc}", *where, line, after_move) from None
         if kind == "chance":
-            i += 1
+            self.i += 1
         return rec
 
-    outputs = played_out(False)
-    yield Step(0, None, None, 1, 0, outputs, state, False, frozenset(faults.disqualified))
-
-    while i < len(records) and records[i].get("type") == "move":
-        move, line = records[i], lines[i]
+    def check_move(self, move: dict[str, Any], line: Any) -> tuple[Any, bool]:
+        """The legal action a move record stands for, checked against the turn, the rules and the
+        fault policy (the policy counts its fault); and whether the fallback played it."""
+        state, faults, mismatch = self.state, self.faults, self.mismatch
         seat, action = move.get("seat"), move.get("action")
         to_act = state.to_act()
-        if move.get("deal") != deal:
-            deal, number = move.get("deal"), 0
-        number += 1
+        if move.get("deal") != self.deal:
+            self.deal, self.number = move.get("deal"), 0
+        self.number += 1
+        deal, number = self.deal, self.number
         if to_act is None:
             raise mismatch("a move after the end of the match", deal, number, line)
         if move.get("deal") != state.deal:
@@ -394,6 +422,7 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
             raise mismatch(f"seat {seat} is disqualified, yet the move records {took}: the referee plays for a "
                            "disqualified seat without asking it", deal, number, line)
         if fault is not None:
+            kinds, n = self.kinds, self.n
             error = _fault_kind_error(fault, kinds[seat] if type(seat) is int and 0 <= seat < n else None)
             if error is not None:
                 raise mismatch(error, deal, number, line)
@@ -408,27 +437,24 @@ def simulate(replay: Replay, game: Game) -> Iterator[Step]:
                                deal, number, line)
         if fault is not None:
             faults.fault(seat, str(fault.get("kind")) if isinstance(fault, dict) else "")
-        try:
-            state.apply(chosen)
-        except RulesError as exc:  # a rules plugin bug
-            raise mismatch(f"the rules refuse the move: {exc}", deal, number, line) from None
-        index += 1
-        i += 1
-        outputs = played_out(True)
-        yield Step(index, move, line, deal, number, outputs, state, fallback, frozenset(faults.disqualified))
+        return chosen, fallback
 
-    end_line = lines[i] if i < len(records) else lines[-1]
-    if state.to_act() is not None:
-        raise mismatch(f"the replay stops before the end of the match (seat {state.to_act()} to act)",
-                       state.deal, None, end_line)
-    if i >= len(records) or records[i].get("type") != "result":
-        raise mismatch("the replay has no result record", state.deal, None, end_line)
-    if i != len(records) - 1:
-        raise mismatch(f"a {records[i + 1].get('type')} record after the result", state.deal, None, lines[i + 1])
-    error = outcome_error(state.outcome(), n)
-    if error is not None:  # the plugin's mistake, not the file's
-        raise PluginError(f"{plugin_label(game)}: {error}")
-    _check_result(records[i], lines[i], state, faults, n, records, kinds)
+    def check_end(self) -> None:
+        """After the last move: the match over, its result record last and as the rules say."""
+        records, lines, state, i, n, mismatch = self.records, self.lines, self.state, self.i, self.n, self.mismatch
+        end_line = lines[i] if i < len(records) else lines[-1]
+        if state.to_act() is not None:
+            raise mismatch(f"the replay stops before the end of the match (seat {state.to_act()} to act)",
+                           state.deal, None, end_line)
+        if i >= len(records) or records[i].get("type") != "result":
+            raise mismatch("the replay has no result record", state.deal, None, end_line)
+        if i != len(records) - 1:
+            raise mismatch(f"a {records[i + 1].get('type')} record after the result", state.deal, None,
+                           lines[i + 1])
+        error = outcome_error(state.outcome(), n)
+        if error is not None:  # the plugin's mistake, not the file's
+            raise PluginError(f"{plugin_label(self.game)}: {error}")
+        _check_result(records[i], lines[i], state, self.faults, n, records, self.kinds)
 
 
 def _checked(out: Any, game: Game, n: int) -> Event | dict[str, Any]:
