@@ -19,7 +19,7 @@ from referee_maumau.state import MauMauState
 from referee_mayor import cards as my_cards
 from referee_mayor.state import MayorState
 from referee_presidente import cards as pr_cards
-from referee_presidente.game import PresidenteState
+from referee_presidente.state import PresidenteState
 
 REGISTRY = load_registry()
 FRENCH = re.compile(r"^[2-9TJQKA][CDHS]$")

@@ -19,7 +19,8 @@ from referee.replay.records import read_replay
 from referee.testing import random_playout, seeded_state
 from referee.testing import play as step
 from referee_presidente.cards import DECK, DECK_WITH_JOKERS, highest, lowest
-from referee_presidente.game import Presidente, PresidenteState, plays
+from referee_presidente.game import Presidente
+from referee_presidente.state import PresidenteState, plays
 from referee_strategies.presidente_greedy import PresidenteGreedy
 
 GAME = Presidente()
