@@ -25,9 +25,12 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from referee.errors import RulesError
+
+if TYPE_CHECKING:
+    from referee.describe import Describer
 
 Action = dict[str, Any]
 
@@ -299,6 +302,12 @@ class GameState(ABC):
         stays in its zone until the outcome is applied."""
         return None
 
+    def is_over(self) -> bool:
+        """Whether the match has ended: no seat to act and no chance outcome pending (`to_act()`
+        alone is None in both cases). The runner's loop needs no call of it (it asks `chance()`
+        whenever `to_act()` is None); `verify` and the kit ask it at the end."""
+        return self.to_act() is None and self.chance() is None
+
     def apply_chance(self, outcome: Any) -> None:
         """Apply the outcome of the pending `chance()` request, already checked by the core (an
         order of the requested cards, or one of the options), and go on with the match: deal,
@@ -371,7 +380,7 @@ class Game(ABC):
         None (the default: a game with no such replays). `verify` checks it like any outcome."""
         return None
 
-    def describer(self) -> Any:
+    def describer(self) -> Describer | None:
         """The game's words and pictures: a `referee.describe.Describer` holding its wording of
         actions, events, cards and deals (for the replay viewers, `play`'s table of deals, the
         standings' notes and the protocol schema), or None, the default: the core's generic

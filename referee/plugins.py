@@ -19,6 +19,7 @@ from typing import Any
 import pluggy
 
 from referee import hookspecs
+from referee.hookspecs import StrategyFactory
 from referee.errors import PluginError, UsageError
 from referee.game import Game
 
@@ -133,7 +134,8 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
     for impl in pm.hook.register_strategies.get_hookimpls():
         plugin = impl.plugin_name
 
-        def register_strategy(name, factory, help="", games=None, _plugin: str = plugin) -> None:
+        def register_strategy(name: str, factory: StrategyFactory, help: str = "",
+                              games: tuple[str, ...] | None = None, _plugin: str = plugin) -> None:
             if name in strategies:
                 raise PluginError(
                     f"strategy {name!r} is registered by both {strategies[name].plugin!r} and {_plugin!r}"

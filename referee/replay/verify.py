@@ -443,9 +443,10 @@ class _Resimulation:
         """After the last move: the match over, its result record last and as the rules say."""
         records, lines, state, i, n, mismatch = self.records, self.lines, self.state, self.i, self.n, self.mismatch
         end_line = lines[i] if i < len(records) else lines[-1]
-        if state.to_act() is not None:
-            raise mismatch(f"the replay stops before the end of the match (seat {state.to_act()} to act)",
-                           state.deal, None, end_line)
+        if not state.is_over():
+            waiting = (f"seat {state.to_act()} to act" if state.to_act() is not None
+                       else f"a {state.chance().kind} pending")
+            raise mismatch(f"the replay stops before the end of the match ({waiting})", state.deal, None, end_line)
         if i >= len(records) or records[i].get("type") != "result":
             raise mismatch("the replay has no result record", state.deal, None, end_line)
         if i != len(records) - 1:
