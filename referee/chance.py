@@ -21,7 +21,8 @@ import random
 from typing import Any
 
 from referee.errors import PluginError, RulesError
-from referee.game import DEAL, ChanceRequest, GameState, Shuffle, request_error
+from referee.checks import request_error
+from referee.game import DEAL, ChanceRequest, GameState, Shuffle
 
 
 #: the steps of shuffling a list of each length met so far: (i, i + 1, its bit length), i from the last

@@ -18,8 +18,8 @@ from referee.chance import Sampler, Streams, answer
 from referee.errors import PluginError
 from referee.fault_policy import FaultPolicy
 from referee.faults import fault_log_for, hint, legal_summary
-from referee.game import (EVERYONE, Event, Game, GameState, Record, audience, outcome_error, plugin_label,
-                          record_error)
+from referee.checks import outcome_error, plugin_label, record_error
+from referee.game import EVERYONE, Event, Game, GameState, Record, audience
 from referee.bots.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
 from referee.players import Fault, Hello, Player, Reply, StrategyPlayer
 from referee.ranking import competition_ranks
@@ -408,8 +408,7 @@ class _Match:
 
     def finish(self, hooks: Any) -> MatchResult:
         """The outcome checked, the result written, each seat still in told its `end`."""
-        game, n, monitor, disqualified, fault_log = (self.game, self.n, self.monitor, self.policy.disqualified,
-                                                     self.fault_log)
+        n, monitor, disqualified, fault_log = self.n, self.monitor, self.policy.disqualified, self.fault_log
         outcome = self.state.outcome()
         error = outcome_error(outcome, n)
         if error is not None:

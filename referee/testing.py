@@ -490,7 +490,7 @@ def _check_pending_chance(game: Game, variant: dict[str, Any], seed: int, n: int
     state asks for a chance outcome no seat is to act, no action is legal, and the request is well
     formed; the match ends with no request pending."""
     from referee.chance import answer
-    from referee.game import request_error
+    from referee.checks import request_error
 
     state = game.new_state(resolve_config(game, variant, n), n)
     sampler = Sampler(Streams(random.Random(seed)))

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from referee.errors import PluginError
-from referee.game import (EVERYONE, Event, Everyone, Outcome, audience, deal_end_error, json_equal, outcome_error,
-                          record_error)
+from referee.checks import deal_end_error, outcome_error, record_error
+from referee.game import EVERYONE, Event, Everyone, Outcome, audience, json_equal
 from referee.players import StrategyPlayer
 from referee.runner import Limits, Seat, run_match
 from referee.testing import ConformanceMonitor, random_playout

@@ -42,8 +42,8 @@ from typing import Any
 
 from referee.errors import ConfigError, PluginError, RefereeError, RulesError, UsageError
 from referee.fault_policy import FaultPolicy
-from referee.game import (DEAL, Event, Game, GameState, Record, audience, chance_error, json_equal, outcome_error,
-                          plugin_label, record_error, request_error)
+from referee.checks import chance_error, outcome_error, plugin_label, record_error, request_error
+from referee.game import DEAL, Event, Game, GameState, Record, audience, json_equal
 from referee.ranking import competition_ranks
 from referee.signing import Verifier
 
