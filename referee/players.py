@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from referee.game import Action
+from referee.protocol import RAW_CAP, Hello
 
 FAULT_KINDS = ("timeout", "crash", "invalid", "illegal")
-RAW_CAP = 200  # characters of offending text kept in a fault record
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,33 +44,6 @@ class Reply:
     fault: Fault | None = None
     ms: float = 0.0
     debug: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Hello:
-    """What a player learns before the match: the hello message's fields."""
-
-    game: str
-    seat: int
-    players: int
-    names: list[str]
-    config: dict[str, Any]
-    match: str
-    limits: dict[str, int]
-
-    def message(self) -> dict[str, Any]:
-        """The protocol v1 `hello` message."""
-        return {
-            "type": "hello",
-            "protocol": 1,
-            "game": self.game,
-            "seat": self.seat,
-            "players": self.players,
-            "names": self.names,
-            "config": self.config,
-            "match": self.match,
-            "limits": self.limits,
-        }
 
 
 class Player(ABC):

@@ -21,7 +21,8 @@ from referee.faults import fault_log_for, hint, legal_summary
 from referee.checks import outcome_error, plugin_label, record_error
 from referee.game import EVERYONE, Event, Game, GameState, Record, audience
 from referee.bots.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
-from referee.players import Fault, Hello, Player, Reply, StrategyPlayer
+from referee.players import Fault, Player, Reply, StrategyPlayer
+from referee.protocol import Hello, act_message, end_message, event_message
 from referee.ranking import competition_ranks
 from referee.replay.records import ReplayWriter
 from referee.signing import Signer
@@ -285,7 +286,7 @@ class _Match:
             for seat in seats:
                 if seat not in disqualified:
                     if monitor is not None:
-                        monitor.sent(seat, {"type": "event", "event": message}, self.state)
+                        monitor.sent(seat, event_message(message), self.state)
                     if listens[seat]:
                         players[seat].event(message)
 
@@ -351,8 +352,8 @@ class _Match:
                 obs = observe(seat)
                 act_id = acts[seat] = acts[seat] + 1
                 if monitor is not None:
-                    monitor.sent(seat, {"type": "act", "id": act_id, "obs": obs, "legal": legal,
-                                        "time_ms": _time_ms(self.move_ms[seat], total_ms, left_ms[seat])}, state)
+                    monitor.sent(seat, act_message(act_id, obs, legal,
+                                                   _time_ms(self.move_ms[seat], total_ms, left_ms[seat])), state)
                 strategy = strategies[seat]
                 if strategy is None:
                     action, move_fault, ms, debug = self.ask(seat, act_id, obs, legal)
@@ -427,7 +428,7 @@ class _Match:
             if seat not in disqualified:
                 told = _end_for(seat, end, fault_log)
                 if monitor is not None:
-                    monitor.sent(seat, {"type": "end", "result": told}, self.state)
+                    monitor.sent(seat, end_message(told), self.state)
                 player.end(told)
         if hooks is not None:
             hooks.match_finished(header=self.header, result=result)

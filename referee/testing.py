@@ -234,7 +234,7 @@ def told(game: Game, config: dict[str, Any] | None, choose: Choose, players: int
     buffering, with no process. For a leak check, play two matches that differ only in what a
     seat may not know (another seat's hidden choice or cards) and compare what it was told
     (`first_difference`)."""
-    from referee.bots.messages import parse
+    from referee.protocol import parse
     from referee.bots.mock import MockPlayer
 
     n = players if players is not None else game.min_players

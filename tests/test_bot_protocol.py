@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from referee.bots.messages import NAME_CAP, Overlong, encode, event_line
+from referee.protocol import NAME_CAP, Overlong, encode, event_line
 from referee.bots.mock import MockChannel, MockPlayer
 from referee.players import Hello
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from referee.bots.messages import DEBUG_CAP, DEBUG_DROPPED, DEBUG_MATCH_CAP
+from referee.protocol import DEBUG_CAP, DEBUG_DROPPED, DEBUG_MATCH_CAP
 from referee.bots.mock import MockPlayer
 from referee.bots.player import SubprocessPlayer
 from referee.players import Hello, StrategyPlayer

@@ -6,7 +6,7 @@ Now a line holding one is an `invalid` fault, and `ready`'s name, version and au
 printable (noted as `unprintable` conduct); the writers never raise on text.
 
 Checked three ways: property-based fuzzing (hypothesis) of every field of every message against
-the decoder (referee.bots.messages.parse) and a scripted bot (referee.bots.mock.MockPlayer)
+the decoder (referee.protocol.parse) and a scripted bot (referee.bots.mock.MockPlayer)
 playing whole matches of every game through run_match; the replay writer's fallback; and
 tests/bots/attack_unicode.py as a real process in `play`, `validate` and a small tournament.
 """
@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.bots import sandbox as sandbox_mod
-from referee.bots.messages import NAME_CAP, Invalid, lone_surrogate, parse, printable
+from referee.protocol import NAME_CAP, Invalid, lone_surrogate, parse, printable
 from referee.bots.mock import MockPlayer
 from referee.config import resolve_config
 from referee.players import Hello, StrategyPlayer

@@ -294,3 +294,26 @@ def test_schema_rejects(definition, message, validators):
 )
 def test_schema_accepts(definition, message, validators):
     _check(validators(definition), message)
+
+
+def test_the_schema_holds_exactly_the_protocol_modules_messages():
+    """The envelope's messages each way are referee.protocol's, each named by its `type`, and the
+    messages the protocol module builds validate against them (the schema documents the module)."""
+    from referee import protocol
+
+    defs = schema.envelope()["$defs"]
+    for direction, types in (("to_bot", protocol.TO_BOT), ("to_referee", protocol.TO_REFEREE)):
+        named = [ref["$ref"].rsplit("/", 1)[1] for ref in defs[direction]["oneOf"]]
+        assert named == list(types), direction
+        for name in types:
+            assert defs[name]["properties"]["type"] == {"const": name}, name
+    whole = schema.envelope()
+    built = [protocol.Hello("g", 0, 2, ["a", "b"], {}, "m", {"move_ms": 1, "start_ms": 1, "max_line_bytes": 9}).message(),
+             protocol.act_message(1, {}, [{"x": 1}], 10), protocol.event_message({"kind": "k"}),
+             protocol.end_message({"scores": [1, 0], "ranks": [1, 2], "faults": [0, 0], "disqualified": [],
+                                   "fault_log": []})]
+    for message in built:
+        Draft202012Validator({**whole, "$ref": "#/$defs/to_bot"}).validate(message)
+        assert json.loads(protocol.encode(message)) == message
+    assert json.loads(protocol.act_line(1, {}, [{"x": 1}], 10)) == built[1]
+    assert json.loads(protocol.event_line({"kind": "k"})) == built[2]

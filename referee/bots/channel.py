@@ -29,8 +29,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-from referee.bots.messages import Overlong
-from referee.players import RAW_CAP
+from referee.protocol import RAW_CAP, Overlong
 
 READ_CHUNK = 65536  # bytes per os.read of the bot's stdout
 MAX_PENDING_BYTES = 16 << 20  # unsent bytes (events) buffered for a bot before it is given up

@@ -16,7 +16,8 @@ import json
 from typing import IO, Any
 
 from referee.game import Action
-from referee.players import Fault, Hello, Player, Reply
+from referee.players import Fault, Player, Reply
+from referee.protocol import Hello
 
 
 class HumanPlayer(Player):

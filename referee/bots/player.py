@@ -4,7 +4,7 @@ on stdin/stdout, treated as hostile.
 `SubprocessPlayer` is the protocol's state machine: hello/ready, act/action, events, end, and a
 kept process's next match (reuse). It talks through a `Channel` (`referee.bots.channel`: lines,
 deadlines, bounded buffers) to a `BotProcess` (`referee.bots.process`: the command, limits,
-sandbox, stderr log, exit status, the kill); the wire format is `referee.bots.messages`, the
+sandbox, stderr log, exit status, the kill); the wire format is `referee.protocol`, the
 pool that keeps processes between matches `referee.bots.pool`. Misbehaviour comes back as a
 `Fault`, never an exception. Events are buffered and written together with the next `act` (or
 `end`) in one `os.write`, which is also the fast path of a decision.
@@ -33,7 +33,7 @@ Hostile bots (docs/security.md):
   running after `end` and its grace period, stderr beyond the log cap, text in `ready` that is
   no printable text (replaced by U+FFFD: `unprintable`). `referee validate` reports them; a
   match is not affected.
-- Text that is no Unicode (a lone surrogate, referee.bots.messages) anywhere in any other line
+- Text that is no Unicode (a lone surrogate, referee.protocol) anywhere in any other line
   is `invalid`: nothing a bot sends can later fail to be written (issue 25).
 
 Reuse (docs/protocol.md, "Reusing a bot process"): leased from a `BotPool`, a bot that declared
@@ -54,11 +54,11 @@ from referee.bots import sandbox as _sandbox
 from referee.bots.channel import MAX_PENDING_BYTES, Channel, Closed, PipeChannel
 from referee.bots.family import Snapshot, new_bot_id
 from referee.bots.limits import GRACE_MS, ResourceLimits
-from referee.bots.messages import (DEBUG_CAP, DEBUG_DROPPED, DEBUG_MATCH_CAP, NAME_CAP, Invalid, Overlong, encode,
-                                   event_line, parse, printable, raw_text, shown)
 from referee.bots.process import BotProcess, LazyLog, command
 from referee.game import Action
-from referee.players import RAW_CAP, Fault, Hello, Player, Reply
+from referee.players import Fault, Player, Reply
+from referee.protocol import (DEBUG_CAP, DEBUG_DROPPED, DEBUG_MATCH_CAP, NAME_CAP, RAW_CAP, Hello, Invalid, Overlong,
+                              act_line, encode, end_message, event_line, parse, printable, raw_text, shown)
 
 _DEFAULT = ResourceLimits()
 # The last event object encoded and its line: the runner hands every seat the very same event
@@ -325,7 +325,7 @@ class SubprocessPlayer(Player):
             early = self._early()
             if early is not None:
                 return Reply(fault=early)
-        line = encode({"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms})
+        line = act_line(id, obs, legal, time_ms)
         if self.transcript is not None:  # self._send, inline: the hot path
             self.transcript("send", line)
         chan.send(line)
@@ -366,7 +366,7 @@ class SubprocessPlayer(Player):
         if self._dead is not None or chan is None or self._closed or self._ended:
             return
         self._ended = True
-        self._send(encode({"type": "end", "result": result}))
+        self._send(encode(end_message(result)))
         self._end_deadline = time.perf_counter() + self.end_grace_ms / 1000.0
         self.matches += 1
         self.seen.add(self.deal)

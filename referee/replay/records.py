@@ -35,7 +35,7 @@ def dumps(record: dict[str, Any]) -> str:
 def _stdlib_line_bytes(record: Any) -> bytes:
     """The stdlib's line for `record`, newline included, UTF-8. A lone surrogate (no Unicode text:
     UTF-8 cannot hold it) goes as its JSON escape ("\\ud800", the same string read back), so no
-    text can stop a writer (issue 25; bots' text is checked where it enters, referee.bots.messages):
+    text can stop a writer (issue 25; bots' text is checked where it enters, referee.protocol):
     valid text gives the very same bytes."""
     return (_dumps(record) + "\n").encode("utf-8", "backslashreplace")
 

@@ -1,11 +1,16 @@
-"""The wire format of protocol v1 (docs/protocol.md) as the referee writes and reads it.
+"""Bot protocol v1 (docs/protocol.md) in one place: every message the referee sends, built and
+encoded here; every line a bot sends, parsed here; the caps on what a bot may make the referee
+keep. Its JSON Schema (referee/schema.json, around each game's own definitions: referee.schema)
+describes exactly these messages (tests/test_schema.py holds the two together).
 
-What the referee sends is encoded here (`encode`, `event_line`): one compact JSON object per
-line, UTF-8, newline included. What a bot sends is parsed here (`parse`): a line is a JSON
-object or an `Invalid` line, with its reason (a fault's detail) and the text to quote. A line
-longer than the channel's cap never reaches `parse`: the channel hands on an `Overlong` instead,
-its head kept for the fault. Also here: the caps on what a bot may make the referee keep (names,
-quoted text, debug text). No state, no I/O.
+The referee sends (`TO_BOT`): `hello` (`Hello.message`), `event` (`event_line`), `act`
+(`act_message`, `act_line`), `end` (`end_message`); each is one compact JSON object per line,
+UTF-8, newline included (`encode`). A bot sends (`TO_REFEREE`): `ready`, then `action` replies
+(`parse`: a line is a JSON object or an `Invalid` line, with its reason (a fault's detail) and
+the text to quote). A line longer than the channel's cap never reaches `parse`: the channel
+hands on an `Overlong` instead, its head kept for the fault. What each message means to a bot
+and how a bot's misbehaviour is judged is the players' (referee.bots.player: a subprocess bot;
+referee.players: the interface). No state, no I/O.
 
 Settled here (the protocol leaves it open):
 - A blank line from a bot (a stray `print()`) is skipped, not a fault: `parse` returns None.
@@ -24,10 +29,16 @@ import functools
 import json
 import re
 import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
-from referee.players import RAW_CAP
+from referee import PROTOCOL_VERSION as VERSION
 from referee.replay.records import dumps_line
+
+#: the message types each way
+TO_BOT = ("hello", "event", "act", "end")
+TO_REFEREE = ("ready", "action")
+RAW_CAP = 200  # characters of offending text kept in a fault record
 
 NAME_CAP = 100  # characters kept of the name, version and author a bot announces
 DEBUG_CAP = 1000  # characters kept of an action's `debug` text (the rest is cut)
@@ -38,6 +49,53 @@ DEBUG_DROPPED = f"[referee] over {DEBUG_MATCH_CAP} characters of debug text in t
 #: A message as one JSON line, newline included: orjson if installed (the stdlib's very bytes,
 #: about 10x faster), NaN written as null. A partial: no Python frame of its own on the hot path.
 encode = functools.partial(dumps_line, strict=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """What a player learns before the match: the hello message's fields."""
+
+    game: str
+    seat: int
+    players: int
+    names: list[str]
+    config: dict[str, Any]
+    match: str
+    limits: dict[str, int]
+
+    def message(self) -> dict[str, Any]:
+        """The `hello` message."""
+        return {
+            "type": "hello",
+            "protocol": VERSION,
+            "game": self.game,
+            "seat": self.seat,
+            "players": self.players,
+            "names": self.names,
+            "config": self.config,
+            "match": self.match,
+            "limits": self.limits,
+        }
+
+
+def act_message(id: int, obs: dict[str, Any], legal: list[Any], time_ms: int) -> dict[str, Any]:
+    """The `act` message: decide now (`id`: the seat's own count of its acts)."""
+    return {"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms}
+
+
+def act_line(id: int, obs: dict[str, Any], legal: list[Any], time_ms: int) -> bytes:
+    """The `act` message as one line."""
+    return encode({"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms})
+
+
+def event_message(event: dict[str, Any]) -> dict[str, Any]:
+    """The `event` message carrying `event` (what `event_line` encodes)."""
+    return {"type": "event", "event": event}
+
+
+def end_message(result: dict[str, Any]) -> dict[str, Any]:
+    """The `end` message: the match's result as told to the seat (referee.faults.fault_log_for)."""
+    return {"type": "end", "result": result}
 
 
 def event_line(event: dict[str, Any]) -> bytes:
