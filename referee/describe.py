@@ -18,12 +18,23 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import Any, Optional, Protocol, Union
 
 from rich.text import Text
 
-if TYPE_CHECKING:
-    from referee.game import Event, Game
+
+class Event(Protocol):
+    """What a describer reads of a game's event (a `referee.game.Event`): its kind and data. (A
+    protocol, not an import: the game contract names `Describer`, so this side names no game type.)"""
+
+    kind: str
+    data: dict[str, Any]
+
+
+class _Described(Protocol):
+    """A game, as `describer_of` sees it: `describer()` (`referee.game.Game.describer`)."""
+
+    def describer(self) -> Describer | None: ...
 
 
 class Names:
@@ -356,7 +367,7 @@ class Describer:
 GENERIC = Describer()
 
 
-def describer_of(game: Game | None) -> Describer:
+def describer_of(game: _Described | None) -> Describer:
     """The describer of a game (None: a game not installed): its own, else the generic one."""
     own = getattr(game, "describer", None)
     described = own() if own is not None else None
