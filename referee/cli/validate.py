@@ -52,8 +52,6 @@ def validate(
     """Play a bot in every seat against the reference strategies over every variant; report
     protocol conformance, faults, move times and results. Exit 0 only if it made no fault."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from referee import sealing
     from referee.errors import UsageError
     from referee.match import parse_command
@@ -90,33 +88,41 @@ def validate(
                       f"({len(g.variants())} variants, tables of {', '.join(map(str, table_sizes(g)))}, "
                       f"against {', '.join(references(g, registry))} in turn, every seat, {seeds} seed"
                       f"{'s' if seeds > 1 else ''})", highlight=False, markup=False)
-        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("faulted: {task.fields[failed]}"), TimeElapsedColumn(),
-                            console=err, transient=True)
-        with progress:
-            task = progress.add_task("matches", total=len(cases), failed=0)
-
-            def on_match(done, total, case, faulted):
-                progress.update(task, completed=done,
-                                failed=progress.tasks[0].fields["failed"] + (1 if faulted else 0))
-
-            try:
-                report = run_validation(g, registry, argv, limits, seeds=seeds, base_seed=seed,
-                                        max_failed=max_failed, on_match=on_match, cases=cases, key=key,
-                                        out=keep, program=program, signer=signer)
-            except KeyboardInterrupt:
-                progress.stop()
-                kept = keep.is_dir() and any(keep.iterdir())
-                _tidy(keep, made)
-                typer.echo(f"interrupted after {progress.tasks[0].completed} of {len(cases)} matches: no report"
-                           + (f" (the failing matches so far are in {keep})" if kept else ""), err=True)
-                raise typer.Exit(130) from None
+        report = _played(err, len(cases), keep, made, lambda on_match: run_validation(
+            g, registry, argv, limits, seeds=seeds, base_seed=seed, max_failed=max_failed, on_match=on_match,
+            cases=cases, key=key, out=keep, program=program, signer=signer))
         _tidy(keep, made)
         if not to_stdout:
             print_report(console, report)  # first: a --json file that fails to write loses nothing
         if json_out is not None:
             write_json(console, json_out, report, "report")
     raise typer.Exit(0 if report["passed"] else 1)
+
+
+def _played(err: Any, total: int, keep: Path, made: bool, play: Any) -> dict[str, Any]:
+    """The battery's report, `play(on_match)` run under a progress bar on `err`; Ctrl-C tidies
+    up, says what is kept and exits 130 (no report)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("faulted: {task.fields[failed]}"), TimeElapsedColumn(),
+                        console=err, transient=True)
+    with progress:
+        task = progress.add_task("matches", total=total, failed=0)
+
+        def on_match(done, total, case, faulted):
+            progress.update(task, completed=done,
+                            failed=progress.tasks[0].fields["failed"] + (1 if faulted else 0))
+
+        try:
+            return play(on_match)
+        except KeyboardInterrupt:
+            progress.stop()
+            kept = keep.is_dir() and any(keep.iterdir())
+            _tidy(keep, made)
+            typer.echo(f"interrupted after {progress.tasks[0].completed} of {total} matches: no report"
+                       + (f" (the failing matches so far are in {keep})" if kept else ""), err=True)
+            raise typer.Exit(130) from None
 
 
 def _keep_dir(out: Path | None, game: str) -> tuple[Path, bool]:
