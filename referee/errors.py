@@ -36,6 +36,11 @@ class RefereeFailure(RefereeError):
     referee or plugin bug), or failed matches left in a tournament (exit code 3)."""
 
 
+class SubmissionError(RefereeError):
+    """A contest submission is refused (a bad manifest, an unsafe archive): the message is the one
+    line its author is told. Reported per submission by intake, never as a traceback."""
+
+
 class DiskFull(UsageError):
     """The disk the referee writes its own outputs to is full (ENOSPC, EDQUOT): stop at once.
     The user's to fix, as any file that cannot be written (exit code 2)."""
