@@ -123,8 +123,15 @@ NATIVE = {"X86_64", "AARCH64", "PPC64LE", "S390X", "RISCV64", "MIPSEL64", "MIPS6
 HINT = ("install libseccomp (Debian/Ubuntu: apt-get install libseccomp2; Fedora: dnf install libseccomp) and "
         "pyseccomp (pip install pyseccomp), or run with --sandbox none (no protection from the bots)")
 
+# A submission's build (referee.intake.build) runs compilers and package tools, which lock files
+# (make's jobserver, ccache, pip, npm, cargo): the build filter is the bot's plus the file locks.
+# A build runs alone, before any match, so a lock is no channel to another bot.
+BUILD_EXTRA = ("flock",)
+FCNTL_LOCKS = (5, 6, 7, 36, 37, 38)  # F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW
+
 _lock = threading.Lock()
 _program: bytes | None = None
+_build_program: bytes | None = None
 
 
 class Unavailable(OSError):
@@ -140,7 +147,16 @@ def build() -> bytes:
         return _program
 
 
-def _compile() -> bytes:
+def build_filter() -> bytes:
+    """The filter of a submission's build: the bot's, plus file locks (BUILD_EXTRA, FCNTL_LOCKS)."""
+    global _build_program
+    with _lock:
+        if _build_program is None:
+            _build_program = _compile(builds=True)
+        return _build_program
+
+
+def _compile(builds: bool = False) -> bytes:
     try:
         import pyseccomp as sc
     except (ImportError, RuntimeError, OSError) as exc:  # RuntimeError: the binding found no libseccomp
@@ -175,8 +191,10 @@ def _compile() -> bytes:
             add(sc.ALLOW, name, sc.Arg(5, sc.MASKED_EQ, MASK32 & ~RWF_ALLOWED, 0))
             for flag in RWF_REFUSED:
                 add(sc.ERRNO(errno.EOPNOTSUPP), name, sc.Arg(5, sc.MASKED_EQ, flag, flag))
-        for cmd in FCNTL_ALLOWED:
+        for cmd in FCNTL_ALLOWED + (FCNTL_LOCKS if builds else ()):
             add(sc.ALLOW, "fcntl", low(1, cmd))
+        for name in BUILD_EXTRA if builds else ():
+            add(sc.ALLOW, name)
         add(sc.ALLOW, "clone", sc.Arg(1 if arch == "S390X" else 0, sc.MASKED_EQ, CLONE_NAMESPACES, 0))
         for domain in SOCKET_DOMAINS:
             add(sc.ALLOW, "socket", low(0, domain))

@@ -142,6 +142,8 @@ def _untar(archive: Path, target: Path, budget: _Budget) -> int:
         # than the caps stops the reading at its header.
         for member in _members(tar, budget):
             budget.member(member.name)
+            if member.isdir() and all(part in ("", ".") for part in member.name.split("/")):
+                continue  # "." or "./": the folder itself (as `tar -C DIR -cf - .` writes it)
             path = safe_path(member.name)
             if path is None:
                 raise _refuse_path(budget, member.name)
