@@ -241,6 +241,7 @@ def run_validation(
     out: Path | None = None,
     program: Sequence[str] = ("referee",),
     signer: Signer | None = None,
+    bot_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play the battery and return the report (JSON-ready); `on_match(done, total, case, faulted)`.
 
@@ -249,7 +250,8 @@ def run_validation(
     failure; None: kept nowhere), and the report's `failures` give for each its files and the
     `referee play` command (`program play ...`) that reproduces it. Each match is played in a
     private temporary directory, which a sandboxed bot never sees, nor `out`, nor the `signer`'s
-    key file; with a `signer` every replay is signed (referee/signing.py).
+    key file; with a `signer` every replay is signed (referee/signing.py). `bot_options`: more
+    SubprocessPlayer keywords for the bot (`cwd` and `home`: a contest submission's folder).
     """
     if not argv:
         raise UsageError("validate needs the bot's command after --")
@@ -269,7 +271,7 @@ def run_validation(
             seats = by_ready_name(seat_names(case.specs(argv), registry))  # as `play` names them: the same hello
             stem = case.stem(k + 1)
             commands: list[dict[str, Any]] = [{} for _ in seats]
-            commands[case.seat] = {"end_grace_ms": end_grace_ms}
+            commands[case.seat] = {"end_grace_ms": end_grace_ms, **(bot_options or {})}
             players = make_players(game, config, case.seed, seats, registry, limits, work, stem,
                                    commands=commands, key=key, hide=hide)
             bot = players[case.seat]

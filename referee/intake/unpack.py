@@ -266,3 +266,36 @@ def _write(target: Path, path: PurePosixPath, chunks: Iterator[bytes], executabl
         for chunk in chunks:
             out.write(chunk)
     os.chmod(file, mode)  # the umask aside
+
+
+def copy_folder(source: Path, target: Path, caps: Caps = Caps()) -> int:
+    """Copy a submission given as a folder into the new folder `target` under the archives' rules
+    (no link or special file, the caps on files and bytes; the ratio does not apply); the number
+    of files copied. Raises SubmissionError (and removes `target`) for a folder refused."""
+    source = Path(source)
+    target.mkdir(mode=0o755)
+    try:
+        budget = _Budget(Caps(caps.total_bytes, caps.files, float("inf"), caps.ratio_floor), 1, source.name)
+        written = 0
+        for folder, dirs, files in os.walk(source, followlinks=False):
+            dirs.sort()
+            for name in sorted(dirs) + sorted(files):
+                path = Path(folder) / name
+                rel = PurePosixPath(path.relative_to(source).as_posix())
+                budget.member(str(rel))
+                mode = os.lstat(path).st_mode
+                if stat.S_ISLNK(mode):
+                    raise budget.refuse(f"{str(rel)!r} is a link: links are not accepted")
+                if stat.S_ISDIR(mode):
+                    _folder(target, rel)
+                elif stat.S_ISREG(mode):
+                    with open(path, "rb") as f:
+                        _write(target, rel, _chunks(f, os.fstat(f.fileno()).st_size, budget, str(rel)),
+                               mode & 0o111)
+                    written += 1
+                else:
+                    raise budget.refuse(f"{str(rel)!r} is a device, FIFO or other special file")
+        return written
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
