@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from referee.cli.common import _console, _errors, _registry, app, rich_progress
+from referee.cli.common import _console, _errors, _registry, app, check_json_target, rich_progress, write_json
 
 
 @app.command()
@@ -75,6 +75,10 @@ def verify(
                                      "(`referee keygen`'s PATH.pub, a tournament's sign.pub): fail on any "
                                      "record edited, removed, added or moved since it was signed.")
     ] = None,
+    json_out: Annotated[
+        Optional[str], typer.Option("--json", metavar="FILE", help="Also write each file's verdict as JSON to this "
+                                    "file ('-': stdout, instead of the lines).")
+    ] = None,
 ) -> None:
     """Re-simulate replays from their own records and check every move and every result.
 
@@ -88,36 +92,49 @@ def verify(
     from referee.signing import load_verifier
 
     with _errors():
+        check_json_target(json_out)
         registry = _registry()
         verifier = load_verifier(key) if key is not None else None
     signed = f", signed by key {verifier.id}" if verifier is not None else ""
+    say = (lambda line: None) if json_out == "-" else typer.echo
     failed = unusable = 0
+    results: list[dict] = []
     for path in files:
+        entry: dict = {"path": str(path), "ok": None, "signed_by": verifier.id if verifier is not None else None}
+        results.append(entry)
         try:
             data = read_bytes(path)
             if is_journal(data):
                 journal = verify_journal(path, data, verifier)
+                entry.update(kind="journal", ok=journal.ok, records=journal.records, replays=journal.replays,
+                             discrepancy=None if journal.ok else str(journal))
                 if journal.ok:
                     unchecked = "" if verifier is not None else "; no --key: signatures not checked"
-                    typer.echo(f"{path}: OK (journal, {journal.records} records, {journal.replays} replays "
-                               f"match{signed}{unchecked})")
+                    say(f"{path}: OK (journal, {journal.records} records, {journal.replays} replays "
+                        f"match{signed}{unchecked})")
                 else:
                     failed += 1
-                    typer.echo(f"{path}: DISCREPANCY at {journal}")
+                    say(f"{path}: DISCREPANCY at {journal}")
                 continue
             verdict = verify_file(path, registry, verifier, data)
         except UsageError as exc:
             unusable += 1
+            entry["error"] = str(exc)
             typer.echo(f"{path}: error: {exc}", err=True)
             continue
         except PluginError as exc:  # the rules plugin broke its contract: no verdict on any file
             typer.echo(f"{path}: plugin error: {exc}", err=True)
             raise typer.Exit(1) from None
+        entry.update(kind="replay", ok=verdict.ok, game=verdict.game, deals=verdict.deals, moves=verdict.moves,
+                     discrepancy=None if verdict.ok else str(verdict.discrepancy))
         if verdict.ok:
-            typer.echo(f"{path}: OK ({verdict.game}, {verdict.deals} deals, {verdict.moves} moves{signed})")
+            say(f"{path}: OK ({verdict.game}, {verdict.deals} deals, {verdict.moves} moves{signed})")
         else:
             failed += 1
-            typer.echo(f"{path}: DISCREPANCY at {verdict.discrepancy}")
+            say(f"{path}: DISCREPANCY at {verdict.discrepancy}")
+    if json_out is not None:
+        with _errors():
+            write_json(_console(), json_out, {"files": results, "ok": not failed and not unusable}, "verdicts")
     if failed:
         raise typer.Exit(1)
     if unusable:
