@@ -6,8 +6,7 @@ Plugins implement the hooks of `referee.hookspecs` with `referee.hookimpl`. From
 
 from typing import Any
 
-__version__ = "0.1.0"
-PROTOCOL_VERSION = 1
+from referee.version import PROTOCOL_VERSION, __version__  # noqa: F401
 
 
 #: the Python API (docs/python-api.md), imported on first use

@@ -20,7 +20,7 @@ from typing import Any, Union
 from referee.errors import UsageError
 from referee.game import Action
 from referee.players import Player, Strategy, StrategyPlayer
-from referee.replay.verify import Replay, load_replay
+from referee.replay import verify
 from referee.runner import Limits, Seat
 
 #: a seat: a strategy name or a command line (a string, or its words), or a Python callable
@@ -42,6 +42,31 @@ class MatchResult:
     disqualified: tuple[int, ...]
     fault_log: tuple[dict[str, Any], ...]
     replay: Path | None
+
+
+class Replay(verify.Replay):
+    """A replay file's records (referee.replay.verify.Replay) that a notebook shows as the viewer."""
+
+    def viewer(self, seat: int | None = None) -> str:
+        """The self-contained HTML viewer page of this match (as `referee replay --html` writes
+        it); with `seat`, only what that seat saw."""
+        from referee.replay.html import render_viewer
+
+        return render_viewer(self, _registry().games.get(self.game), seat)
+
+    def _repr_html_(self) -> str:
+        """The viewer for a notebook, in an iframe's `srcdoc` (escaped): notebooks strip scripts
+        from the output they show, not from a frame's document."""
+        import html
+
+        return (f'<iframe srcdoc="{html.escape(self.viewer(), quote=True)}" title="{html.escape(self.path.name)}" '
+                'style="width: 100%; height: 720px; border: 0"></iframe>')
+
+
+def load_replay(path: str | os.PathLike) -> Replay:
+    """Read a replay file (plain or .gz); UsageError if it cannot be read or is no replay."""
+    read = verify.load_replay(path)
+    return Replay(read.path, read.records, read.lines)
 
 
 class _Callable(Strategy):

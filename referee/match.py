@@ -18,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import IO, Any
 
-from referee import sealing
+import referee.sealing as sealing  # not `from referee import` (see referee.runner)
 from referee.errors import UsageError
 from referee.game import Game
 from referee.players import Player, StrategyPlayer
@@ -286,8 +286,6 @@ def play_match(request: MatchRequest) -> MatchResult:
                                _hidden(r, replay, log_dir), r.given)
         try:
             if r.guard:
-                from referee.bots.sandbox import guard
-
                 guard(players)
             if r.reuse is not None:
                 players = r.reuse.pool.seat(players, reuse_keys(players, [s.name for s in seats], r.reuse.outputs,
@@ -313,6 +311,21 @@ def _hidden(r: MatchRequest, replay: Path | None, log_dir: Path | None) -> list[
         return None  # make_players' default: the log directory
     return [replay.parent, replay, *([r.protocol_log] if r.protocol_log is not None else []),
             *([r.signer.source] if r.signer is not None and r.signer.source else [])]
+
+
+def guard(players: list[Player]) -> None:
+    """Prefix every subprocess bot's command with the parent-death guard
+    (referee.bots.sandbox.guard_prefix), before it starts."""
+    from referee.bots.player import SubprocessPlayer
+    from referee.bots.sandbox import guard_prefix
+
+    prefix = guard_prefix()
+    if not prefix:
+        return
+    for p in players:
+        # a program that cannot start is left unguarded, to fail as usual
+        if isinstance(p, SubprocessPlayer) and p.argv and program_exists(p.argv[0], p.cwd, p.env):
+            p.argv = prefix + p.argv
 
 
 def replay_folder(replay: Path) -> None:

@@ -115,7 +115,7 @@ def test_import_referee_loads_no_dependency():
     code = ("import sys, referee; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pluggy', 'rich', 'typer', 'referee')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['referee']"
+    assert out.strip() == "['referee', 'referee.version']"
 
 
 def test_a_replays_html_is_the_viewer_escaped_in_an_iframe(tmp_path):

@@ -655,20 +655,6 @@ def guard_prefix() -> list[str]:
     return _GUARD
 
 
-def guard(players: Sequence[object]) -> None:
-    """Prefix every subprocess bot's command with the parent-death guard (before it starts)."""
-    from referee.bots.player import SubprocessPlayer
-    from referee.match import program_exists
-
-    prefix = guard_prefix()
-    if not prefix:
-        return
-    for p in players:
-        # a program that cannot start is left unguarded, to fail as usual
-        if isinstance(p, SubprocessPlayer) and p.argv and program_exists(p.argv[0], p.cwd, p.env):
-            p.argv = prefix + p.argv
-
-
 #: what `play` and `tournament` print, once, when they run command bots outside the sandbox
 UNSANDBOXED = ("command bots run without a sandbox: each can read this machine's files (the replay being "
                "written included), see its processes and use its network; run strangers' bots with "

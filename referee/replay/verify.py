@@ -120,21 +120,6 @@ class Replay:
         last = self.records[-1]
         return last if last.get("type") == "result" else None
 
-    def viewer(self, seat: int | None = None) -> str:
-        """The self-contained HTML viewer page of this match (as `referee replay --html` writes it)."""
-        from referee.plugins import load_registry
-        from referee.replay.html import render_viewer
-
-        return render_viewer(self, load_registry().games.get(self.game), seat)
-
-    def _repr_html_(self) -> str:
-        """The viewer for a notebook: in an iframe's `srcdoc` (escaped), since notebooks strip
-        scripts from the output they show."""
-        import html
-
-        return (f'<iframe srcdoc="{html.escape(self.viewer(), quote=True)}" title="{html.escape(self.path.name)}" '
-                'style="width: 100%; height: 720px; border: 0"></iframe>')
-
 
 def load_replay(path: str | Path) -> Replay:
     """Read a replay file (plain or gzip-compressed JSON Lines); UsageError if it cannot be

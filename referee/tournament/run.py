@@ -249,9 +249,14 @@ def _registry_for(plugins_dir: str | None):
         return _registries[plugins_dir]
 
 
-# the parent-death guard of a worker's bots (kept under these names: referee.bots.sandbox has them)
-_guard_prefix = sandbox.guard_prefix
-_guard = sandbox.guard
+_guard_prefix = sandbox.guard_prefix  # the parent-death guard's command prefix, under its old name
+
+
+def _guard(players: list[Any]) -> None:
+    """Prefix every subprocess bot's command with the parent-death guard (referee.match.guard)."""
+    from referee.match import guard
+
+    guard(players)
 
 
 def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
