@@ -1,18 +1,27 @@
 """referee: a plugin-based referee and match runner for card-game bots.
 
-Plugins implement the hooks of `referee.hookspecs` with `referee.hookimpl`.
+Plugins implement the hooks of `referee.hookspecs` with `referee.hookimpl`. From Python:
+`referee.play(...)` plays a match, `referee.load_replay(path)` reads one (docs/python-api.md).
 """
 
 from typing import Any
 
-__version__ = "0.1.0"
-PROTOCOL_VERSION = 1
+from referee.version import PROTOCOL_VERSION, __version__  # noqa: F401
+
+
+#: the Python API (docs/python-api.md), imported on first use
+_API = ("play", "load_replay", "MatchResult", "Replay")
 
 
 def __getattr__(name: str) -> Any:
-    # `referee.hookimpl` without importing pluggy for every `import referee` (the CLI's start-up)
+    # `referee.hookimpl` and the API without importing pluggy, rich... for every `import referee`
+    # (the CLI's start-up)
     if name == "hookimpl":
         from referee.hookspecs import hookimpl
 
         return hookimpl
+    if name in _API:
+        from referee import api
+
+        return getattr(api, name)
     raise AttributeError(f"module 'referee' has no attribute {name!r}")

@@ -32,7 +32,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from referee import PROTOCOL_VERSION as VERSION
+from referee.version import PROTOCOL_VERSION as VERSION
 from referee.replay.records import dumps_line
 
 #: the message types each way

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee import PROTOCOL_VERSION, __version__, sealing
+import referee.sealing as sealing  # not `from referee import`: the package lazily imports its API, which imports this
+from referee.version import PROTOCOL_VERSION, __version__
 from referee.chance import Sampler, Streams, answer
 from referee.errors import PluginError
 from referee.fault_policy import FaultPolicy
@@ -132,13 +133,6 @@ class MatchResult:
     digest: str | None = None  # the SHA-256 of the replay's lines when it is signed (referee.signing)
 
 
-def match_id(game: str, config: dict[str, Any], seed: int, specs: list[str],
-             key: sealing.DealKey | None = None) -> str:
-    """The opaque id of (game, config, seed, players) under the deal key (default: the process's):
-    same inputs and key, same id; it tells a bot nothing of the seed (referee.sealing)."""
-    return (key or sealing.default()).match_id(game, config, seed, specs)
-
-
 class _Null:
     digest = None  # nothing written, nothing signed
 
@@ -163,23 +157,26 @@ def run_match(
     hooks: Any = None,
     key: sealing.DealKey | None = None,
     signer: Signer | None = None,
+    match: str | None = None,
 ) -> MatchResult:
     """Play one whole match; every player is closed on return, whatever happened.
 
     Every chance outcome comes from `seed` through the secret deal `key` (default:
     `referee.sealing.default()`): same seed and key, same replay bytes. With a `signer` the
     replay's result record is signed (referee.signing) and the result names the replay's digest.
+    `match` is the match id when the caller has it (referee.match.MatchRequest.match_id).
     """
     try:
         return _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key or sealing.default(),
-                    signer)
+                    signer, match)
     finally:
         for player in players:
             player.close()
 
 
-def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key, signer=None) -> MatchResult:
-    match = _Match(game, config, seed, seats, players, limits, replay, monitor, key, signer)
+def _run(game, config, seed, seats, players, limits, replay, monitor, hooks, key, signer=None,
+         mid=None) -> MatchResult:
+    match = _Match(game, config, seed, seats, players, limits, replay, monitor, key, signer, mid)
     try:
         match.greet(hooks)
         match.play()
@@ -197,12 +194,12 @@ class _Match:
 
     def __init__(self, game: Game, config: dict[str, Any], seed: int, seats: list[Seat], players: list[Player],
                  limits: Limits, replay: str | Path | None, monitor: Monitor | None, key: sealing.DealKey,
-                 signer: Signer | None) -> None:
+                 signer: Signer | None, mid: str | None = None) -> None:
         self.game, self.config, self.seed, self.seats, self.players, self.limits = (game, config, seed, seats,
                                                                                   players, limits)
         self.replay, self.monitor, self.key = replay, monitor, key
         self.n = n = len(players)
-        self.mid = key.match_id(game.name, config, seed, [s.spec for s in seats])
+        self.mid = mid if mid is not None else key.match_id(game.name, config, seed, [s.spec for s in seats])
         # The fallback's random choices are sealed like the deal; the replay names their seed (one
         # match's, revealing nothing of the key) so that `verify` re-derives them.
         fallback_seed = key.derive("fallback", self.mid)

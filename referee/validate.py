@@ -19,7 +19,7 @@ battery stops early (0: never), so a broken bot is reported in seconds, not minu
 
 Every failing match is kept (`out`): its replay and the bot's stderr log, with the `referee play`
 command that plays it again move for move. The battery's seats are made as `play` makes them
-(`referee.match.seat_names`, `make_players`: the same names, specs, match id and strategy
+(`referee.match.seat_names`, `play_match`: the same names, specs, match id and strategy
 PRNGs), so that command with the same deal key deals the same cards and tells the bot the same
 things. The key is the run's: REFEREE_DEAL_KEY, else a fresh one, which the command then carries
 (`REFEREE_DEAL_KEY=<key> referee play ...`); it is printed for the person who ran validate, and
@@ -47,10 +47,10 @@ from referee.errors import (ConfigError, DiskFull, RefereeError, RefereeFailure,
                             full_disk)
 from referee.game import Action, Game
 from referee.bots.limits import CPU_S, MEMORY_MB
-from referee.match import make_players, seat_names
+from referee.match import MatchRequest, play_match, seat_names
 from referee.players import Fault, Hello, Player, Reply
 from referee.plugins import Registry
-from referee.runner import Limits, by_ready_name, run_match
+from referee.runner import Limits, by_ready_name
 from referee.sealing import DealKey
 from referee.signing import Signer
 
@@ -272,18 +272,17 @@ def run_validation(
             stem = case.stem(k + 1)
             commands: list[dict[str, Any]] = [{} for _ in seats]
             commands[case.seat] = {"end_grace_ms": end_grace_ms, **(bot_options or {})}
-            players = make_players(game, config, case.seed, seats, registry, limits, work, stem,
-                                   commands=commands, key=key, hide=hide)
-            bot = players[case.seat]
-            watched = _Watched(bot)
-            players[case.seat] = watched
+            watching: list[_Watched] = []
             replay = work / f"{stem}.jsonl"
+            request = MatchRequest(game, config, case.seed, tuple(seats), registry, limits, key, signer,
+                                   registry.hooks, replay=replay, log_dir=work, log_stem=stem, hide=tuple(hide),
+                                   commands=tuple(commands), wrap={case.seat: lambda bot: _watch(bot, watching)})
             try:
-                result = run_match(game, config, case.seed, seats, players, limits, replay=replay, key=key,
-                                   hooks=registry.hooks, signer=signer)
+                result = play_match(request)
             except Exception as exc:  # the referee's side failed: the battery stops, saying so in one line
                 raise _referee_failed(exc, case, k + 1, replay, out) from None
-            faulted = _add(tally, case, result, watched, bot)
+            watched = watching[0]
+            faulted = _add(tally, case, result, watched, watched.inner)
             if faulted:
                 _keep(tally, case, k + 1, work, stem, out, argv, limits, key, game.name, program)
             for path in work.iterdir():  # a passing match keeps nothing; a kept one is moved already
@@ -299,6 +298,13 @@ def run_validation(
     report["failures"] = tally.failures
     report["deal_key"] = {"id": key.id, "pinned": key.source != "fresh"}
     return report
+
+
+def _watch(bot: Player, watching: list[_Watched]) -> _Watched:
+    """The bot's player, watched (and noted in `watching`)."""
+    watched = _Watched(bot)
+    watching.append(watched)
+    return watched
 
 
 def _keep(tally: _Tally, case: Case, number: int, work: Path, stem: str, out: Path | None,

@@ -620,6 +620,41 @@ def _masks(own: list[Path], hide: Sequence[Path]) -> list[str]:
     return args
 
 
+def make_hidden_logs(logs: Sequence[Path]) -> None:
+    """Create a sandboxed match's bot logs before any bot starts.
+
+    So that a sandboxed bot sharing a directory with them sees none of them (`_masks` hides
+    files one by one there); one left empty is removed when its bot is closed. Unsandboxed, a log
+    is created at its bot's first byte."""
+    for path in logs:
+        path.touch()
+
+
+_GUARD: list[str] | None = None
+
+
+def guard_prefix() -> list[str]:
+    """`setpriv --pdeathsig KILL --` if this machine has a setpriv that takes it, else [].
+
+    A bot run under it is SIGKILLed by the kernel when the worker thread that started it dies,
+    even if the worker is SIGKILLed and no cleanup of ours runs (util-linux >= 2.33).
+    """
+    global _GUARD
+    if _GUARD is None:
+        prefix: list[str] = []
+        setpriv = shutil.which("setpriv")
+        if setpriv is not None:
+            try:
+                ok = subprocess.run([setpriv, "--pdeathsig", "KILL", "--", "true"], stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5).returncode == 0
+            except (OSError, subprocess.SubprocessError):
+                ok = False
+            if ok:
+                prefix = [setpriv, "--pdeathsig", "KILL", "--"]
+        _GUARD = prefix
+    return _GUARD
+
+
 #: what `play` and `tournament` print, once, when they run command bots outside the sandbox
 UNSANDBOXED = ("command bots run without a sandbox: each can read this machine's files (the replay being "
                "written included), see its processes and use its network; run strangers' bots with "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -66,10 +65,10 @@ def play(
     repeat a seed exactly (see docs/security.md)."""
     from referee.config import parse_assignments, resolve_config
     from referee.errors import UsageError
-    from referee.match import seat_names
+    from referee.match import MatchRequest, play_match, replay_folder, seat_names
     from referee import sealing
     from referee.plugins import build_registry
-    from referee.runner import Limits, by_ready_name, match_id
+    from referee.runner import Limits, by_ready_name
     from referee.bots.sandbox import UNSANDBOXED, require
 
     with _errors():
@@ -96,26 +95,21 @@ def play(
             from referee.signing import load_signer
 
             signer = load_signer(sign_key)
-        mid = match_id(g.name, config, seed, [s.spec for s in seats], key)
-        replay = out if out is not None else Path("matches") / f"{mid}.jsonl"
-        if replay.exists() and replay.is_dir():
-            raise UsageError(f"--out {str(replay)!r} is a directory")
-        try:
-            replay.parent.mkdir(parents=True, exist_ok=True)
-        except FileExistsError:
-            raise UsageError(f"cannot write the replay {str(replay)!r}: {str(replay.parent)!r} is not a "
-                             "directory") from None
-        except OSError as exc:
-            raise UsageError(f"cannot write the replay {str(replay)!r}: {exc.strerror or exc}") from None
-        # the bots' logs: <replay stem>.seat<N>.log ("m.2024-01-01.jsonl.gz" -> "m.2024-01-01")
-        stem = Path(replay.name.removesuffix(".gz")).stem or replay.name
-        if commands and sandbox == "none":
-            typer.echo(f"warning: {UNSANDBOXED}", err=True)
         # with --json -, stdout holds the JSON alone: the report goes to stderr
         console = _stderr_console() if json_out == "-" else _console()
+        request = MatchRequest(
+            g, config, seed, tuple(seats), registry, limits, key, signer, pm.hook, replay=out,
+            replays=Path("matches"), protocol_log=log_protocol,
+            started=lambda: console.print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False))
+        # a sandboxed bot sees none of the outputs (the replay, the logs, the protocol log) nor the
+        # signing key, wherever they are (the request's default `hide`)
+        replay = request.replay_path
+        replay_folder(replay)
+        stem = request.logs_stem  # the bots' logs: <stem>.seat<N>.log
+        if commands and sandbox == "none":
+            typer.echo(f"warning: {UNSANDBOXED}", err=True)
         try:
-            result = _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key,
-                                 console, signer, sign_key)
+            result = play_match(request)
         except KeyboardInterrupt:  # the bots are gone (run_match closes them); the replay is cut short
             typer.echo(f"interrupted: {replay} holds the moves played so far, without a result", err=True)
             raise typer.Exit(130) from None
@@ -181,31 +175,6 @@ def result_json(result, stem: str, key, log_protocol: Path | None = None) -> dic
         "protocol_log": str(log_protocol) if log_protocol is not None else None,
         "deal_key": {"id": key.id, "pinned": key.source != "fresh"},
     }
-
-
-def _play_match(g, config, seed, seats, registry, limits, replay, stem, log_protocol, pm, key, console,
-                signer=None, sign_key=None):
-    """`play`'s match: the players made, the protocol log open for its length; a sandboxed bot
-    sees none of the outputs (the replay, the logs, the protocol log) nor the signing key,
-    wherever they are."""
-    from referee.errors import UsageError
-    from referee.match import make_players
-    from referee.runner import run_match
-
-    with ExitStack() as stack:
-        transcript = None
-        if log_protocol is not None:
-            try:
-                transcript = stack.enter_context(open(log_protocol, "w", encoding="utf-8"))
-            except OSError as exc:
-                raise UsageError(f"cannot write --log-protocol file: {exc}") from None
-        hide = [replay.parent, replay] + ([log_protocol] if log_protocol is not None else []) + \
-            ([sign_key] if sign_key is not None else [])
-        players = make_players(g, config, seed, seats, registry, limits, replay.parent, stem, protocol_log=transcript,
-                               key=key, hide=hide)
-        console.print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False)
-        return run_match(g, config, seed, seats, players, limits, replay=replay, hooks=pm.hook, key=key,
-                         signer=signer)
 
 
 def _print_result(console, result, game=None) -> None:

@@ -41,9 +41,7 @@ import multiprocessing.util
 import os
 import select
 import shlex
-import shutil
 import signal
-import subprocess
 import tempfile
 import threading
 import time
@@ -251,43 +249,14 @@ def _registry_for(plugins_dir: str | None):
         return _registries[plugins_dir]
 
 
-_GUARD: list[str] | None = None
-
-
-def _guard_prefix() -> list[str]:
-    """`setpriv --pdeathsig KILL --` if this machine has a setpriv that takes it, else [].
-
-    A bot run under it is SIGKILLed by the kernel when the worker thread that started it dies,
-    even if the worker is SIGKILLed and no cleanup of ours runs (util-linux >= 2.33).
-    """
-    global _GUARD
-    if _GUARD is None:
-        prefix: list[str] = []
-        setpriv = shutil.which("setpriv")
-        if setpriv is not None:
-            try:
-                ok = subprocess.run([setpriv, "--pdeathsig", "KILL", "--", "true"], stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5).returncode == 0
-            except (OSError, subprocess.SubprocessError):
-                ok = False
-            if ok:
-                prefix = [setpriv, "--pdeathsig", "KILL", "--"]
-        _GUARD = prefix
-    return _GUARD
+_guard_prefix = sandbox.guard_prefix  # the parent-death guard's command prefix, under its old name
 
 
 def _guard(players: list[Any]) -> None:
-    """Prefix every subprocess bot's command with the parent-death guard (before it starts)."""
-    from referee.match import program_exists
-    from referee.bots.player import SubprocessPlayer
+    """Prefix every subprocess bot's command with the parent-death guard (referee.match.guard)."""
+    from referee.match import guard
 
-    prefix = _guard_prefix()
-    if not prefix:
-        return
-    for p in players:
-        # a program that cannot start is left unguarded, to fail as usual
-        if isinstance(p, SubprocessPlayer) and p.argv and program_exists(p.argv[0], p.cwd, p.env):
-            p.argv = prefix + p.argv
+    guard(players)
 
 
 def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
@@ -310,8 +279,7 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     With a `signer` the replay's result is signed, and the record names the replay's SHA-256
     (`replay_sha256`), which `referee verify` checks (the driver signs the record itself).
     """
-    from referee.match import make_players
-    from referee.runner import run_match
+    from referee.match import MatchRequest, Reuse, play_match
 
     registry = _registry_for(plugins_dir)
     game = registry.games[spec.game]
@@ -335,15 +303,12 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     # The whole output directory, and by name what it holds (for a bot whose own directory it holds)
     secret = [outputs, outputs / "replays", replay_dir, outputs / JOURNAL, outputs / sealing.KEY_FILE,
               outputs / signing.KEY_FILE, *([signer.source] if signer is not None and signer.source else [])]
-    players = make_players(game, spec.config, spec.seed, seats, registry, limits, replay_dir, spec.key, commands,
-                           key=key, hide=[*secret, *(hide or ())])
-    if guard:
-        _guard(players)
-    if pool is not None:
-        players = pool.seat(players, reuse_keys(players, chosen, outputs, hide), (spec.game, spec.seed))
+    request = MatchRequest(game, spec.config, spec.seed, tuple(seats), registry, limits, key, signer, registry.hooks,
+                           replay=partial, log_dir=replay_dir, log_stem=spec.key, hide=(*secret, *(hide or ())),
+                           commands=tuple(commands), guard=guard,
+                           reuse=Reuse(pool, outputs, tuple(hide or ())) if pool is not None else None)
     try:
-        result = run_match(game, spec.config, spec.seed, seats, players, limits, replay=partial, key=key,
-                           hooks=registry.hooks, signer=signer)
+        result = play_match(request)
         res = result.result
         if output.replays == "faults" and not any(res["faults"]):
             relative = None
@@ -380,30 +345,11 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
 
 def reuse_keys(players: list[Any], chosen: list[Entrant], outputs: Path,
                hide: list[str] | None = None) -> list[tuple | None]:
-    """Per seat, the key of the bot process a BotPool may seat there (None: a fresh process
-    only): the entrant and everything that makes its process, the outputs it may not see.
+    """Per seat, the key of the bot process a BotPool may seat there (referee.match.reuse_keys,
+    by entrant)."""
+    from referee.match import reuse_keys as keys
 
-    A sandboxed bot whose own files (its `dir`, scripts, interpreter) lie inside the
-    output directory is never reused: its sandbox hides this match's replay and logs one by one,
-    and another match's would be in sight."""
-    from referee.bots.limits import wrapper
-    from referee.bots.player import SubprocessPlayer
-
-    root = Path(os.path.abspath(outputs))
-    keys: list[tuple | None] = []
-    for player, entrant in zip(players, chosen):
-        if not isinstance(player, SubprocessPlayer):
-            keys.append(None)
-            continue
-        if player.sandbox == "bwrap":
-            workdir = Path(os.path.abspath(player.cwd if player.cwd is not None else os.getcwd()))
-            home = Path(os.path.abspath(player.home)) if player.home is not None else None
-            own = sandbox.own_paths(wrapper(player.resources) + player.argv, workdir, home)
-            if any(path == root or root in path.parents for path in own):
-                keys.append(None)
-                continue
-        keys.append((entrant.name, player.process_key(), str(root), tuple(map(str, hide or ()))))
-    return keys
+    return keys(players, [e.name for e in chosen], outputs, hide)
 
 
 def reuse_pool(config: TournamentConfig) -> tuple[int, int, dict[str, frozenset]] | None:
