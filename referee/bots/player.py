@@ -61,6 +61,9 @@ from referee.protocol import (DEBUG_CAP, DEBUG_DROPPED, DEBUG_MATCH_CAP, NAME_CA
                               act_line, encode, end_message, event_line, parse, printable, raw_text, shown)
 
 _DEFAULT = ResourceLimits()
+#: the longest a timed-out act waits on for its late reply, to say how late (no verdict changes)
+LATE_WINDOW_MS = 500
+
 # The last event object encoded and its line: the runner hands every seat the very same event
 # object, so it is encoded once for all of them (one tuple, swapped whole: safe across threads;
 # holding the object keeps its id from being reused).
@@ -342,9 +345,24 @@ class SubprocessPlayer(Player):
                 return Reply(fault=self._crash("closed its stdout"), ms=ms)
             if self._exit_status(0) is not None:  # it exited; a child of its still holds stdout
                 return Reply(fault=self._crash("exited"), ms=ms)
+            late = self._late_by(chan, time_ms)
+            if late is not None:
+                return Reply(fault=self._fault("timeout", f"answered {late:.0f} ms late (limit {time_ms} ms)"), ms=ms)
             # raw: whatever partial line the bot left unterminated (a forgotten newline shows here)
             return Reply(fault=self._fault("timeout", f"no reply within {time_ms} ms", chan.partial), ms=ms)
         return Reply(fault=result, ms=ms)
+
+    def _late_by(self, chan: Channel, time_ms: int) -> float | None:
+        """After a timeout, how late the bot's reply came, if it comes within a short window
+        (LATE_WINDOW_MS): a slow bot is told it was slow, not to flush its stdout. The verdict
+        stays a timeout and the reply is dropped; a bot that crashes meanwhile is dead from now on."""
+        window = min(max(4 * self.grace_ms, time_ms // 4), LATE_WINDOW_MS)
+        result = chan.exchange(time.perf_counter() + window / 1000.0, self._on_reply)
+        if type(result) is Reply:
+            return max(result.ms - time_ms, 0.0)
+        if type(result) is Closed:
+            self._crash(result.what)
+        return None
 
     def _capped(self, reply: Reply) -> Reply:
         """`reply` with its debug text cut to DEBUG_CAP characters and counted against the
