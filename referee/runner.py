@@ -18,7 +18,7 @@ from referee.version import PROTOCOL_VERSION, __version__
 from referee.chance import Sampler, Streams, answer
 from referee.errors import PluginError
 from referee.fault_policy import FaultPolicy
-from referee.faults import fault_log_for, hint, legal_summary
+from referee.faults import SHOWN, fault_log_for, hint, legal_summary
 from referee.checks import outcome_error, plugin_label, record_error
 from referee.game import EVERYONE, Event, Game, GameState, Record, audience
 from referee.bots.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
@@ -108,6 +108,10 @@ class FaultEntry:
     legal: str = ""  # that decision's legal actions, in short (referee.faults.legal_summary)
     hint: str = ""  # the usual cause, for the bot's author (referee.faults.hint)
     log: str | None = None  # the file name of the seat's stderr log (beside the replay), if it held something
+    #: that decision's first legal actions (referee.faults.SHOWN) and how many there were, for
+    #: outputs that give them as JSON (`legal` is their text, for the replay and people)
+    legal_actions: tuple = ()
+    legal_count: int = 0
 
     def record(self) -> dict[str, Any]:
         """The entry as the result's `fault_log` holds it (act, legal, hint and log only when known)."""
@@ -226,7 +230,9 @@ class _Match:
         self.fault_log.append(FaultEntry(seat, deal, f.kind, f.detail, f.raw[:200], f.stderr_tail, act,
                                          legal_summary(legal) if legal is not None else "",
                                          hint(f.kind, f.detail, f.raw, getattr(player, "stats", {}).get("stale", 0)),
-                                         log.name if log is not None else None))
+                                         log.name if log is not None else None,
+                                         tuple(legal[:SHOWN]) if legal is not None else (),
+                                         len(legal) if legal is not None else 0))
         if self.policy.fault(seat, f.kind):
             player.close()
 

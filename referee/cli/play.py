@@ -10,6 +10,9 @@ import typer
 
 from referee.bots.limits import CPU_S, MAX_CPU_S, MAX_FAULT_COUNT, MAX_MEMORY_MB, MAX_MS, MEMORY_MB
 from referee.cli.common import _console, _errors, _plugin_manager, app, check_json_target, write_json
+from referee.protocol import printable
+
+TAIL_LINES = 10  # lines of a crashed bot's stderr that play shows
 
 
 @app.command()
@@ -164,7 +167,8 @@ def result_json(result, stem: str, key, log_protocol: Path | None = None) -> dic
 
     seats = [{**p, "log": log_path(f"{stem}.seat{p['seat']}.log") if p.get("kind") == "command" else None}
              for p in header["players"]]
-    fault_log = [{**f.record(), "log_path": log_path(f.log), "stderr_tail": f.stderr_tail} for f in result.faults]
+    fault_log = [{**f.record(), **({"legal": list(f.legal_actions), "legal_count": f.legal_count} if f.legal else {}),
+                  "log_path": log_path(f.log), "stderr_tail": f.stderr_tail} for f in result.faults]
     return {
         "referee": header.get("referee"), "protocol": header.get("protocol"),
         "game": header["game"], "config": header["config"], "seed": header["seed"], "match": header["match"],
@@ -207,7 +211,8 @@ def _print_result(console, result, game=None) -> None:
     folder = result.replay.parent if result.replay is not None else None
     for f in result.faults:  # a bot's text is never read as markup ("[/]" would stop the CLI)
         console.print(
-            f"[red]fault[/red] seat {f.seat} deal {f.deal}{f', act {f.act}' if f.act else ''}: {escape(f.kind)}: "
+            f"[red]fault[/red] seat {f.seat} {f'deal {f.deal}' if f.deal else 'at start'}"
+            f"{f', act {f.act}' if f.act else ''}: {escape(f.kind)}: "
             f"{escape(f.detail)}" + (f" (raw: {escape(repr(f.raw[:80]))})" if f.raw else ""),
             highlight=False,
         )
@@ -218,4 +223,9 @@ def _print_result(console, result, game=None) -> None:
         log = folder / f.log if folder is not None and f.log else None
         if log is not None and log.is_file() and log.stat().st_size:
             console.print(f"  its stderr: {log}", highlight=False, markup=False)
+        tail = f.stderr_tail.strip().splitlines()[-TAIL_LINES:] if f.kind == "crash" and f.stderr_tail else []
+        if tail:  # a crash's last words on screen, as validate shows them (the whole log is named above)
+            console.print("  its last lines on stderr:", highlight=False, markup=False)
+            for line in tail:
+                console.print(f"    {printable(line)[0]}", highlight=False, markup=False)
 
