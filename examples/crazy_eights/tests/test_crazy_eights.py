@@ -24,6 +24,26 @@ def test_the_conformance_kit_passes():
     assert report.action_shapes == {("play",), ("play", "suit"), ("draw",), ("pass",)}
 
 
+def test_every_message_of_a_match_is_true_to_the_games_schema():
+    """The schema the game declares (`referee schema --game crazy_eights`): every message sent in
+    a match of each variant validates, an eight played without a suit does not."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from referee import schema
+    from referee.testing import ConformanceMonitor, random_playout
+
+    to_bot = jsonschema.Draft202012Validator(schema.rooted("crazy_eights", "to_bot"))
+    for variant in GAME.variants():
+        for players in (2, 5):
+            monitor = ConformanceMonitor(players, transcript=True)
+            random_playout(GAME, variant, seed=1, players=players, monitor=monitor)
+            for _, message in monitor.transcript:
+                error = jsonschema.exceptions.best_match(to_bot.iter_errors(message))
+                assert error is None, f"{message}: {error.message}"
+    to_referee = jsonschema.Draft202012Validator(schema.rooted("crazy_eights", "to_referee"))
+    assert to_referee.is_valid({"type": "action", "id": 1, "action": {"play": "8H", "suit": "S"}})
+    assert not to_referee.is_valid({"type": "action", "id": 1, "action": {"play": "8H"}})
+
+
 def position(hands, top, stock=(), suit=None, turn=0, **config):
     """A constructed position: the hands, the top card of the discard pile, the stock (next card
     first), the suit to match (default: the top card's) and the seat to act."""
