@@ -169,3 +169,20 @@ def test_a_game_that_plays_alike_everywhere_is_not_blamed_for_the_hash_seed(monk
     assert _other_hash_seed() == "1"
     monkeypatch.delenv("PYTHONHASHSEED")
     assert _other_hash_seed() == "0"
+
+
+def test_the_readmes_name_what_the_template_uses():
+    """The READMEs once named a `replay_state` method that no longer exists, and a module the
+    template does not import."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    template = root / "examples" / "crazy_eights"
+    readme = (template / "README.md").read_text(encoding="utf-8")
+    for text in (readme, (root / "README.md").read_text(encoding="utf-8")):
+        assert "replay_state" not in text
+    named = set(re.findall(r"`(referee\.\w+)`", readme.split("Copy this")[0]))
+    imported = {m for path in template.rglob("*.py")
+                for m in re.findall(r"^from (referee\.\w+)", path.read_text(encoding="utf-8"), re.M)}
+    assert named == imported
