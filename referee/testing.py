@@ -16,8 +16,9 @@ table size and seed, so it reads well in pytest:
 `told` plays a scripted match (every decision and, through `swap_cards`, any hidden card chosen
 by the test) and gives the lines each seat's bot was sent: a leak check plays two matches that
 differ only in what one seat may not know and compares what that seat was told
-(`told_alike`, which the kit's own comparison of a seed's two runs uses too); tests/test_leak.py
-does so for each game.
+(`told_alike`); tests/test_leak.py does so for each game. The kit and `told` share their leak
+checks: `told`'s matches run under the kit's `ConformanceMonitor` (no message names a card its
+seat may not see), and the kit compares a seed's two runs with `told_alike`.
 """
 
 from __future__ import annotations
@@ -234,11 +235,14 @@ TOLD_KEY = DealKey(b"referee.testing.told: a fixed key for tests, never for a co
 
 
 def told(game: Game, config: dict[str, Any] | None, choose: Choose, players: int | None = None, seed: int = 0,
-         chance: ChanceScript | None = None, limits: Limits | None = None) -> list[list[bytes]]:
+         chance: ChanceScript | None = None, limits: Limits | None = None,
+         guess_fields: Collection[str] = ()) -> list[list[bytes]]:
     """The lines each seat's bot is sent (hello, events, acts, end; the very bytes on the wire)
     in a match where every seat is a bot answering each act with `choose(seat, obs, legal)`,
     and every chance outcome the sealed streams give (under TOLD_KEY) goes through `chance` first
-    (if given). `limits` default to deadlines no scripted bot misses.
+    (if given). `limits` default to deadlines no scripted bot misses. The match runs under the
+    kit's `ConformanceMonitor` (`guess_fields` as in `check_game`): AssertionError for a
+    message that names a card its seat may not see, as the kit's leak check raises.
 
     The bots are `referee.bots.mock.MockPlayer`s: the subprocess adapter's own encoding and
     buffering, with no process. For a leak check, play two matches that differ only in what a
@@ -266,7 +270,9 @@ def told(game: Game, config: dict[str, Any] | None, choose: Choose, players: int
     seats = [Seat(f"scripted{i}", "command", "scripted") for i in range(n)]
     played = game if chance is None else _ScriptedChance(game, chance)
     limits = limits or Limits(move_ms=60_000, start_ms=60_000)
-    run_match(played, resolved, seed, seats, list(bots), limits, key=TOLD_KEY)  # type: ignore[arg-type]
+    monitor = ConformanceMonitor(n, guess_fields)
+    run_match(played, resolved, seed, seats, list(bots), limits, monitor=monitor,  # type: ignore[arg-type]
+              key=TOLD_KEY)
     return [[line for write in player.channel.writes for line in write.splitlines(keepends=True)]
             if player.channel is not None else [] for player in bots]
 
@@ -383,10 +389,11 @@ def check_game(
     played once more in one other process under another PYTHONHASHSEED, which must write the same
     records (an order taken from a set differs there); the game must pickle (a class defined at
     module level). Every seed is also dealt under two deal keys: the deals must differ (a game
-    drawing its own chance deals alike). Each replayed seed is also played by hand: while a chance request is pending no seat is to act and no action is
-    legal, and the request is well formed (`referee.game.request_error`). If
-    the game has a describer (`Game.describer()`), it must tell one action of each shape, one
-    event of each kind, one chance record of each kind and a deal_end met, without an error.
+    drawing its own chance deals alike). Each replayed seed is also played by hand: while a
+    chance request is pending no seat is to act and no action is legal, and the request is well
+    formed (`referee.game.request_error`). If the game has a describer (`Game.describer()`), it
+    must tell one action of each shape, one event of each kind, one chance record of each kind
+    and a deal_end met, without an error.
     """
     seeds = list(seeds)
     configs = list(configs) if configs is not None else game.variants()

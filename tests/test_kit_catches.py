@@ -186,3 +186,15 @@ def test_the_readmes_name_what_the_template_uses():
     imported = {m for path in template.rglob("*.py")
                 for m in re.findall(r"^from (referee\.\w+)", path.read_text(encoding="utf-8"), re.M)}
     assert named == imported
+
+
+def test_told_runs_the_kits_leak_check_on_every_line():
+    """The identical-messages tests (tests/test_leak.py) play through `told`, which checks every
+    line as the kit does: a leaked hand fails there too, and a sound game's lines pass."""
+    from referee.testing import told
+
+    first = lambda seat, obs, legal: 0  # noqa: E731
+    assert all(len(lines) > 3 for lines in told(Draw(), {}, first))
+    for flaw, seat in (("obs_leak", 0), ("event_leak", 1)):
+        with pytest.raises(AssertionError, match=f"seat {seat} was sent hidden cards"):
+            told(Draw(flaw), {}, first)

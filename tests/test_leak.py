@@ -29,6 +29,9 @@ GAMES = load_registry().games
 #: a pinned deal key: the attack's match is the same one on every run (and on the old code)
 KEY = "leak-test-deal-key-0123456789abcdef"
 STOPPERS = {"RP", "YP", "BP", "GP", "T1"}  # M-12
+#: told() checks every line as the kit does (no card a seat may not see); Mayor's Casino guess
+#: names any card, publicly (M-11), as in tests/test_conformance.py
+GUESS = ("name",)
 
 
 def lowest(legal: list, avoid: set[str] = frozenset()) -> int:
@@ -117,7 +120,7 @@ def test_mayor_a_counter_pass_tells_the_other_seats_nothing_until_the_card_is_pl
     lines until one of the two cards is played (a public event), and they act in between."""
     game, config = GAMES["mayor"], {"deals": 1}
     for seed in range(60):
-        a = told(game, config, mayor_policy(STOPPERS), 4, seed)
+        a = told(game, config, mayor_policy(STOPPERS), 4, seed, guess_fields=GUESS)
         for asked in range(4):
             offers = [m for m in acts(a[asked]) if m["obs"]["phase"] == "counter"]
             held = [c for c in offers[0]["obs"]["hand"] if c in STOPPERS] if offers else []
@@ -132,8 +135,9 @@ def test_mayor_a_counter_pass_tells_the_other_seats_nothing_until_the_card_is_pl
                 if card[0] != police[0] or card in STOPPERS or card.endswith("M"):
                     continue
                 avoid = STOPPERS | {card}
-                a2 = told(game, config, mayor_policy(avoid), 4, seed)
-                b2 = told(game, config, mayor_policy(avoid), 4, seed, chance=swap_cards(police, card))
+                a2 = told(game, config, mayor_policy(avoid), 4, seed, guess_fields=GUESS)
+                b2 = told(game, config, mayor_policy(avoid), 4, seed, chance=swap_cards(police, card),
+                          guess_fields=GUESS)
                 if not any(m["obs"]["phase"] == "counter" for m in acts(a2[asked])) \
                         or any(m["obs"]["phase"] == "counter" for m in acts(b2[asked])):
                     continue
