@@ -593,8 +593,13 @@ def _check_elsewhere(game: Game, cases: list[tuple[str, dict[str, Any], int, int
                              f"({type(exc).__name__}: {exc}): define its Game class, and what it holds, at module "
                              f"level") from None
     hash_seed = _other_hash_seed()
-    proc = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(sys.path).encode() + b"\n" + job,
-                          capture_output=True, env={**os.environ, "PYTHONHASHSEED": hash_seed}, timeout=3600)
+    path = json.dumps([str(entry) for entry in sys.path]).encode()
+    try:
+        proc = subprocess.run([sys.executable, "-c", _CHILD], input=path + b"\n" + job, capture_output=True,
+                              env={**os.environ, "PYTHONHASHSEED": hash_seed}, timeout=3600)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"{game.name}: the other process (PYTHONHASHSEED={hash_seed}) did not replay "
+                             f"{len(cases)} matches in an hour") from None
     try:
         answer = json.loads(proc.stdout.decode().strip().splitlines()[-1])
     except (ValueError, IndexError):
