@@ -288,3 +288,13 @@ class Game(ABC):
         standings' notes and the protocol schema), or None, the default: the core's generic
         wording, which shows any action or event readably from its fields. Optional."""
         return None
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON Schema definitions of the game's messages, for `referee schema --game` and the
+        protocol schema (referee/schema.py), or {}: the generic messages apply. Any of
+        `<game>_config`, `<game>_action`, `<game>_obs` and `<game>_event` (the generic one stands
+        for a part left out), plus helpers of its own; they may $ref the common
+        definitions (seat, seat_or_null...). Optional; the default is the describer's `schema()`,
+        if it has one."""
+        own = getattr(self.describer(), "schema", None)
+        return own() if callable(own) else {}

@@ -1,13 +1,15 @@
 """The JSON Schema (draft 2020-12) of bot protocol v1: the common envelope shipped as
 `referee/schema.json`, plus each installed game's own definitions.
 
-The envelope validates any message of any game, in either direction. A game's describer
-(referee/describe.py) may add its own definitions (`<game>_config`, `_action`, `_obs`, `_event`
-and helpers of its own); this module adds the game's message definitions around them
+The envelope validates any message of any game, in either direction. A game may declare its own
+definitions (`Game.schema()`, by default its describer's: `<game>_config`, `_action`, `_obs`,
+`_event`, the generic one standing for a part left out, and helpers of its own); this module
+adds the game's message definitions around them
 (`<game>_hello`, `_event_message`, `_act`, `_action_reply`, `_to_bot`, `_to_referee`, `_message`)
 and fills in the envelope's words that list the games ({definitions}, {games}, {scores}). Games
 come in name order. Validating needs the `jsonschema` package, which the referee itself does
-not depend on (tests and bot authors bring it).
+not depend on (tests and bot authors bring it). `rooted` serves any installed game: one that
+declares nothing gets the generic messages, with a note saying so (`undeclared_note`).
 """
 
 from __future__ import annotations
@@ -66,21 +68,35 @@ def _fill(value: Any, words: dict[str, str]) -> Any:
     return value
 
 
+def declared(game: Any) -> dict[str, Any]:
+    """The definitions `game` declares (`Game.schema()`; a game without the method: its
+    describer's), {} for none; PluginError if they are not an object of definitions."""
+    own = getattr(game, "schema", None)
+    if not callable(own):  # a duck-typed game: as Game.schema's default
+        own = getattr(describer_of(game), "schema", None)
+    found = own() if callable(own) else {}
+    if not isinstance(found, dict) or not all(isinstance(v, dict) for v in found.values()):
+        raise PluginError(f"game {getattr(game, 'name', '?')!r}'s schema() must give a dict of JSON Schema "
+                          f"definitions, not {type(found).__name__}")
+    return found
+
+
 def assemble(registry: Any) -> dict[str, Any]:
     """The whole schema for the games of `registry` (a referee.plugins.Registry); PluginError
-    for a game's definitions that lack a part or clash with other definitions."""
+    for a game's definitions that clash with other definitions. A part a game leaves out
+    (`PARTS`) is the generic one: any value the envelope allows."""
     schema = envelope()
     defs = schema["$defs"]
     described = []
     for name in sorted(registry.games):
         game = registry.games[name]
         describer = describer_of(game)
-        own = describer.schema()
+        own = dict(declared(game))
         if not own:
             continue
-        missing = [f"{name}_{part}" for part in PARTS if f"{name}_{part}" not in own]
-        if missing:
-            raise PluginError(f"game {name!r}'s schema definitions lack {', '.join(missing)}")
+        for part in PARTS:
+            own.setdefault(f"{name}_{part}", {"description": f"Not declared by {name}: any {part} the generic "
+                                                             f"message allows."})
         messages = _messages(name)
         taken = set(defs) | set(messages)  # the envelope's, the other games', the game's messages
         clash = sorted(set(own) & taken | set(messages) & set(defs))
@@ -139,25 +155,49 @@ def games(registry: Any = None) -> list[str]:
     return sorted(name[: -len("_to_bot")] for name in load(registry)["$defs"] if name.endswith("_to_bot"))
 
 
+def _installed_games(registry: Any) -> list[str]:
+    if registry is None:
+        from referee.plugins import load_registry
+
+        registry = load_registry()
+    return sorted(registry.games)
+
+
+def undeclared_note(game: str | None, registry: Any = None) -> str | None:
+    """For an installed game that declares no definitions of its own: a note that its schema is
+    the generic one (else None). UsageError for a game not installed."""
+    if game is None or game in games(registry):
+        return None
+    installed = _installed_games(registry)
+    if game not in installed:
+        raise UsageError(f"no game {game!r} is installed (installed: {', '.join(installed) or 'none'}; "
+                         "see `referee games`)")
+    return (f"game {game!r} declares no schema of its own (Game.schema(), docs/writing-a-game.md): this is the "
+            "generic schema, true of any game's messages; its observations, actions and events are not checked")
+
+
 def definition_name(game: str | None = None, direction: str | None = None, registry: Any = None) -> str:
-    """The name of the definition for these messages, e.g. "<game>_to_referee" or "message"."""
+    """The name of the definition for these messages, e.g. "<game>_to_referee" or "message" (the
+    generic one for an installed game that declares none); UsageError for unknown names."""
     if direction is not None and direction not in DIRECTIONS:
         raise UsageError(f"unknown direction {direction!r}: use one of {', '.join(DIRECTIONS)}")
-    if game is not None and game not in games(registry):
-        known = ", ".join(games(registry)) or "none"
-        raise UsageError(f"the schema has no definitions for game {game!r} (it has {known}); "
-                         "the generic messages (no game) apply to any game")
+    if undeclared_note(game, registry) is not None:
+        game = None
     base = direction or "message"
     return f"{game}_{base}" if game is not None else base
 
 
 def rooted(game: str | None = None, direction: str | None = None, registry: Any = None) -> dict[str, Any]:
-    """A self-contained schema whose root is one game's and/or one direction's messages."""
+    """A self-contained schema whose root is one game's and/or one direction's messages (for an
+    installed game that declares none: the generic ones, the note in its `$comment`)."""
     schema = load(registry)
     name = definition_name(game, direction, registry)
     schema["$ref"] = f"#/$defs/{name}"
     if name != "message":
         schema["title"] = f"{schema['title']}: {name}"
+    note = undeclared_note(game, registry)
+    if note is not None:
+        schema["$comment"] = note
     return schema
 
 

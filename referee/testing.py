@@ -3,8 +3,10 @@
 `random_playout` plays one seeded match with in-process random strategies. `check_game` is the
 conformance kit (docs/writing-a-game.md): seeded random playouts of each config and table size
 with every invariant the referee relies on checked at every step, then per seed a replay
-written, played again (same seed, same records, same messages to every seat) and verified. It
-raises AssertionError naming the game, config, table size and seed, so it reads well in pytest:
+written, played again (same seed, same records, same messages to every seat), played once more in
+another process under another PYTHONHASHSEED, and verified; and every seed's deal is dealt under
+two deal keys, which must deal differently. It raises AssertionError naming the game, config,
+table size and seed, so it reads well in pytest:
 
     from referee.testing import check_game
 
@@ -14,15 +16,22 @@ raises AssertionError naming the game, config, table size and seed, so it reads 
 `told` plays a scripted match (every decision and, through `swap_cards`, any hidden card chosen
 by the test) and gives the lines each seat's bot was sent: a leak check plays two matches that
 differ only in what one seat may not know and compares what that seat was told
-(`first_difference`); tests/test_leak.py does so for each game.
+(`told_alike`); tests/test_leak.py does so for each game. The kit and `told` share their leak
+checks: `told`'s matches run under the kit's `ConformanceMonitor` (no message names a card its
+seat may not see), and the kit compares a seed's two runs with `told_alike`.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+import os
+import pickle
 import random
 import re
+import subprocess
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
@@ -32,7 +41,7 @@ from typing import Any
 
 from referee.config import resolve_config
 from referee.errors import RefereeError
-from referee.game import Game, GameState
+from referee.game import Game, GameState, plugin_label
 from referee.players import StrategyPlayer
 from referee.chance import Sampler, Streams, settle
 from referee.runner import Limits, MatchResult, Monitor, Seat, run_match
@@ -76,14 +85,16 @@ def random_playout(
     players: int | None = None,
     replay: str | Path | None = None,
     monitor: Monitor | None = None,
+    key: DealKey | None = None,
 ) -> MatchResult:
-    """One match of `game` with every seat played by the seeded `random` strategy."""
+    """One match of `game` with every seat played by the seeded `random` strategy, its chance
+    sealed by `key` (default: `referee.sealing.default()`)."""
     n = players if players is not None else game.min_players
     resolved = resolve_config(game, config or {}, n)
     seats = [Seat(f"random#{i}", "strategy", "random") for i in range(n)]
     strategies = [StrategyPlayer(RandomLegal(game.name, i, resolved, random.Random(f"{seed}/{i}/random")))
                   for i in range(n)]
-    return run_match(game, resolved, seed, seats, strategies, Limits(), replay=replay, monitor=monitor)
+    return run_match(game, resolved, seed, seats, strategies, Limits(), replay=replay, monitor=monitor, key=key)
 
 
 # -- what a message names ------------------------------------------------------------------------
@@ -224,11 +235,14 @@ TOLD_KEY = DealKey(b"referee.testing.told: a fixed key for tests, never for a co
 
 
 def told(game: Game, config: dict[str, Any] | None, choose: Choose, players: int | None = None, seed: int = 0,
-         chance: ChanceScript | None = None, limits: Limits | None = None) -> list[list[bytes]]:
+         chance: ChanceScript | None = None, limits: Limits | None = None,
+         guess_fields: Collection[str] = ()) -> list[list[bytes]]:
     """The lines each seat's bot is sent (hello, events, acts, end; the very bytes on the wire)
     in a match where every seat is a bot answering each act with `choose(seat, obs, legal)`,
     and every chance outcome the sealed streams give (under TOLD_KEY) goes through `chance` first
-    (if given). `limits` default to deadlines no scripted bot misses.
+    (if given). `limits` default to deadlines no scripted bot misses. The match runs under the
+    kit's `ConformanceMonitor` (`guess_fields` as in `check_game`): AssertionError for a
+    message that names a card its seat may not see, as the kit's leak check raises.
 
     The bots are `referee.bots.mock.MockPlayer`s: the subprocess adapter's own encoding and
     buffering, with no process. For a leak check, play two matches that differ only in what a
@@ -256,7 +270,9 @@ def told(game: Game, config: dict[str, Any] | None, choose: Choose, players: int
     seats = [Seat(f"scripted{i}", "command", "scripted") for i in range(n)]
     played = game if chance is None else _ScriptedChance(game, chance)
     limits = limits or Limits(move_ms=60_000, start_ms=60_000)
-    run_match(played, resolved, seed, seats, list(bots), limits, key=TOLD_KEY)  # type: ignore[arg-type]
+    monitor = ConformanceMonitor(n, guess_fields)
+    run_match(played, resolved, seed, seats, list(bots), limits, monitor=monitor,  # type: ignore[arg-type]
+              key=TOLD_KEY)
     return [[line for write in player.channel.writes for line in write.splitlines(keepends=True)]
             if player.channel is not None else [] for player in bots]
 
@@ -268,6 +284,20 @@ def first_difference(a: list[bytes], b: list[bytes]) -> int | None:
         if x != y:
             return k
     return None if len(a) == len(b) else min(len(a), len(b))
+
+
+def told_alike(a: list[bytes], b: list[bytes], seat: int, shown: Collection[str] = (), when: str = "") -> int | None:
+    """Check that `seat` was told the same lines in two matches (`told`), or that the first line
+    told differently names a card of `shown` (a difference shown to it, not leaked): that line's
+    index, or None if no line differs. AssertionError quoting the line otherwise."""
+    k = first_difference(a, b)
+    if k is None:
+        return None
+    lines = [x[k] if k < len(x) else b"(no more lines)" for x in (a, b)]
+    if shown and any(strings_in(json.loads(line)) & set(shown) for line in lines if line.startswith(b"{")):
+        return k
+    raise AssertionError(f"seat {seat} was told line {k + 1} differently{when}: {lines[0][:200]!r} vs "
+                         f"{lines[1][:200]!r}")
 
 
 def swap_cards(a: str, b: str, deal: int = 1) -> ChanceScript:
@@ -324,13 +354,16 @@ class Report:
     decisions: int = 0
     deals: int = 0
     verified: int = 0  # replays written, replayed alike and verified
+    elsewhere: int = 0  # of those, replayed alike in another process under another PYTHONHASHSEED
+    sealed: int = 0  # matches whose deal differed under two deal keys
     action_shapes: set[tuple[str, ...]] = field(default_factory=set)  # the sorted keys of each action met
     event_kinds: set[str] = field(default_factory=set)
     described: int = 0  # actions, events and records the game's describer told (0: no describer)
 
     def __str__(self) -> str:
         return (f"{self.game}: {self.matches} matches, {self.decisions} decisions, {self.deals} deals, "
-                f"{self.verified} replays verified, {len(self.action_shapes)} action shapes, "
+                f"{self.verified} replays verified ({self.elsewhere} in another process), {self.sealed} deals "
+                f"sealed by the key, {len(self.action_shapes)} action shapes, "
                 f"{len(self.event_kinds)} event kinds, {self.described} descriptions")
 
 
@@ -352,11 +385,15 @@ def check_game(
     seeds are also written as replays and played again under another global RNG state: same
     records (but `ms`), same messages to every seat; the replay must start with a deal, hold a
     deal_end per deal, and pass `referee.replay.verify.verify_replay`, which feeds the recorded
-    chance outcomes back through `apply_chance` and must reproduce the match. Each of those seeds
-    is also played by hand: while a chance request is pending no seat is to act and no action is
-    legal, and the request is well formed (`referee.game.request_error`). If
-    the game has a describer (`Game.describer()`), it must tell one action of each shape, one
-    event of each kind, one chance record of each kind and a deal_end met, without an error.
+    chance outcomes back through `apply_chance` and must reproduce the match. Those seeds are
+    played once more in one other process under another PYTHONHASHSEED, which must write the same
+    records (an order taken from a set differs there); the game must pickle (a class defined at
+    module level). Every seed is also dealt under two deal keys: the deals must differ (a game
+    drawing its own chance deals alike). Each replayed seed is also played by hand: while a
+    chance request is pending no seat is to act and no action is legal, and the request is well
+    formed (`referee.game.request_error`). If the game has a describer (`Game.describer()`), it
+    must tell one action of each shape, one event of each kind, one chance record of each kind
+    and a deal_end met, without an error.
     """
     seeds = list(seeds)
     configs = list(configs) if configs is not None else game.variants()
@@ -365,16 +402,20 @@ def check_game(
     actions: dict[tuple[str, ...], dict] = {}
     events: dict[tuple[str, ...], tuple[int, dict]] = {}
     records: dict[tuple[str, ...], tuple[int, dict]] = {}
+    elsewhere: list[tuple[str, dict[str, Any], int, int, list[str], list[dict[str, Any]]]] = []
     for variant in configs:
         for n in sizes:
             for k, seed in enumerate(seeds):
                 where = f"{game.name}, {n} players, config {variant or 'default'}, seed {seed}"
                 with _context(where):
+                    report.sealed += _check_keys(game, variant, seed, n)
                     monitor = ConformanceMonitor(n, guess_fields)
-                    result = random_playout(game, variant, seed=seed, players=n, monitor=monitor)
+                    result = random_playout(game, variant, seed=seed, players=n, monitor=monitor, key=KIT_KEYS[0])
                     _check_result(result, monitor, n)
                     if k < replayed:
-                        report.verified += _check_replay(game, variant, seed, n, guess_fields, result)
+                        written = _check_replay(game, variant, seed, n, guess_fields, result)
+                        report.verified += 1
+                        elsewhere.append((where, variant, n, seed, [_digest(r) for r in written], written))
                         _check_pending_chance(game, variant, seed, n)
                 report.matches += 1
                 report.decisions += result.decisions
@@ -385,6 +426,8 @@ def check_game(
                     events.setdefault(key, sent)
                 for key, record in monitor.records.items():
                     records.setdefault(key, (n, record))
+    if elsewhere:
+        report.elsewhere = _check_elsewhere(game, elsewhere)
     report.action_shapes = set(actions)
     report.event_kinds = {key[0] for key in events}
     own = getattr(game, "describer", None)  # Game.describer(): the game's Describer, or None
@@ -442,9 +485,10 @@ def _records(path: Path) -> list[dict[str, Any]]:
 
 
 def _check_replay(game: Game, variant: dict[str, Any], seed: int, n: int, guess_fields: Collection[str],
-                  first: MatchResult) -> int:
+                  first: MatchResult) -> list[dict[str, Any]]:
     """Play `seed` twice more, writing replays under different global RNG states: the same records
-    and messages; the replay's shape; verify passes. 1 when done."""
+    and the same lines to every seat (`told_alike`); the replay's shape; verify passes. The
+    replay's records (but `ms`)."""
     from referee.replay.verify import load_replay, verify_replay
 
     saved = random.getstate()
@@ -455,7 +499,7 @@ def _check_replay(game: Game, variant: dict[str, Any], seed: int, n: int, guess_
                 random.seed(f"referee.testing/{k}")  # a game drawing from the global RNG plays differently
                 monitor = ConformanceMonitor(n, guess_fields, transcript=True)
                 path = Path(tmp) / f"replay{k}.jsonl"
-                random_playout(game, variant, seed=seed, players=n, replay=path, monitor=monitor)
+                random_playout(game, variant, seed=seed, players=n, replay=path, monitor=monitor, key=KIT_KEYS[0])
                 runs.append((_records(path), monitor.transcript))
             replay = load_replay(Path(tmp) / "replay0.jsonl")
             verdict = verify_replay(replay, game)
@@ -465,11 +509,10 @@ def _check_replay(game: Game, variant: dict[str, Any], seed: int, n: int, guess_
     if records != again:
         at = next(i for i, (a, b) in enumerate(zip(records + [None], again + [None])) if a != b)
         raise AssertionError(f"the same seed wrote different replays (record {at + 1}: {records[at:at + 1]} vs "
-                             f"{again[at:at + 1]}): a game draws no chance itself, it asks with GameState.chance()")
-    if transcript != transcript_again:
-        at = next(i for i, (a, b) in enumerate(zip(transcript + [None], transcript_again + [None])) if a != b)
-        raise AssertionError(f"the same seed sent different messages (message {at + 1}: "
-                             f"{transcript[at:at + 1]} vs {transcript_again[at:at + 1]})")
+                             f"{again[at:at + 1]}): {DRAWS_ITSELF}")
+    for seat in range(n):
+        told_alike(_lines(transcript, seat), _lines(transcript_again, seat), seat,
+                   when=" when the same seed was played again")
     kinds = [r["type"] for r in records]
     opening = kinds[1:kinds.index("move")] if "move" in kinds else kinds[1:-1]
     if kinds[0] != "header" or "deal" not in opening or kinds[-1] != "result":
@@ -482,7 +525,122 @@ def _check_replay(game: Game, variant: dict[str, Any], seed: int, n: int, guess_
                              f"{records[-1]['scores']}")
     if not verdict.ok:
         raise AssertionError(f"referee verify fails on the match's own replay: {verdict.discrepancy}")
+    return records
+
+
+def _lines(transcript: list[tuple[int, dict]], seat: int) -> list[bytes]:
+    """The messages a ConformanceMonitor saw sent to `seat`, one JSON line each."""
+    return [json.dumps(message, sort_keys=True).encode() for to, message in transcript if to == seat]
+
+
+#: what a game that draws its own chance is told to do instead
+DRAWS_ITSELF = ("a game draws no chance itself (no random.Random of its own, no global `random`, no SystemRandom, "
+                "no seed of its own): it asks with GameState.chance() and deals from the outcome apply_chance() "
+                "is given, which the deal key seals (docs/writing-a-game.md, section 3)")
+
+#: the two deal keys the kit plays under (fixed, so that a failing seed fails again; for tests only)
+KIT_KEYS = (DealKey(b"referee.testing.check_game: the first deal key, for tests only", "testing"),
+            DealKey(b"referee.testing.check_game: the second deal key, for tests only", "testing"))
+
+
+def _dealt(game: Game, config: dict[str, Any], seed: int, n: int, key: DealKey) -> str:
+    """The first deal of `seed` under `key` (its chance drawn as the runner draws it), as JSON
+    text: where every card lies and what each seat observes. The global RNG is seeded alike for
+    every call, so a game drawing from it deals alike under any key."""
+    state = game.new_state(config, n)
+    saved = random.getstate()
+    random.seed("referee.testing/keys")
+    try:
+        settle(state, Sampler(Streams(key.rng("deal", game.name, seed))), plugin_label(game))
+        seen = [state.zones(), [state.observe(seat) for seat in range(n)]]
+    finally:
+        random.setstate(saved)
+    return json.dumps(seen, sort_keys=True, default=repr)
+
+
+def _check_keys(game: Game, variant: dict[str, Any], seed: int, n: int) -> int:
+    """Deal `seed` under the two kit keys: the deals must differ (the key seals them). 1 when done."""
+    config = resolve_config(game, variant, n)
+    if _dealt(game, config, seed, n, KIT_KEYS[0]) == _dealt(game, config, seed, n, KIT_KEYS[1]):
+        raise AssertionError(f"the seed dealt the same cards under two deal keys, so the key does not seal the "
+                             f"deal and bots can predict it: {DRAWS_ITSELF}")
     return 1
+
+
+def _digest(record: dict[str, Any]) -> str:
+    """A short digest of one replay record (its JSON, keys sorted)."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _other_hash_seed() -> str:
+    """A PYTHONHASHSEED other than this process's (0 when this one's is random)."""
+    mine = os.environ.get("PYTHONHASHSEED", "")
+    return str((int(mine) + 1) % 4294967296) if mine.isdigit() else "0"
+
+
+#: the other process: it reads this process's sys.path (one JSON line), then the pickled job
+_CHILD = ("import json, sys; sys.path[:0] = json.loads(sys.stdin.buffer.readline()); "
+          "from referee.testing import _replay_elsewhere; _replay_elsewhere()")
+
+
+def _check_elsewhere(game: Game, cases: list[tuple[str, dict[str, Any], int, int, list[str], list[dict]]]) -> int:
+    """Play the replayed seeds again in one other process under another PYTHONHASHSEED: each must
+    write the same records (a set's order, `hash()`, differ there). The number of seeds done."""
+    try:
+        job = pickle.dumps({"game": game, "cases": [(variant, n, seed) for _, variant, n, seed, _, _ in cases]})
+    except Exception as exc:  # pickle raises several kinds (PicklingError, AttributeError, TypeError)
+        raise AssertionError(f"{game.name}: the kit plays the game again in another process and cannot pickle it "
+                             f"({type(exc).__name__}: {exc}): define its Game class, and what it holds, at module "
+                             f"level") from None
+    hash_seed = _other_hash_seed()
+    path = json.dumps([str(entry) for entry in sys.path]).encode()
+    try:
+        proc = subprocess.run([sys.executable, "-c", _CHILD], input=path + b"\n" + job, capture_output=True,
+                              env={**os.environ, "PYTHONHASHSEED": hash_seed}, timeout=3600)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"{game.name}: the other process (PYTHONHASHSEED={hash_seed}) did not replay "
+                             f"{len(cases)} matches in an hour") from None
+    try:
+        answer = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise AssertionError(f"{game.name}: the other process (PYTHONHASHSEED={hash_seed}) failed: "
+                             f"{proc.stderr.decode(errors='replace')[-2000:]}") from None
+    there = f"in another process (PYTHONHASHSEED={hash_seed})"
+    if "error" in answer:
+        where = cases[answer["case"]][0] if answer.get("case") is not None else game.name
+        raise AssertionError(f"{where}: {there} {answer['error']}")
+    for (where, _, _, _, digests, records), theirs in zip(cases, answer["digests"]):
+        if digests != theirs:
+            at = next(i for i, (a, b) in enumerate(zip(digests + [None], theirs + [None])) if a != b)
+            raise AssertionError(f"{where}: {there} the same seed wrote a different replay from record {at + 1} on "
+                                 f"(here: {records[at:at + 1]}): the game depends on the hash seed, e.g. an order "
+                                 f"taken from a set (list(set(...)), iterating a set or a frozenset) or from hash(); "
+                                 f"keep cards in lists, or sort them (sorted(..., key=...))")
+    return len(cases)
+
+
+def _replay_elsewhere() -> None:
+    """The other process of `_check_elsewhere`: play each case of the pickled job (on stdin) as
+    `check_game` did, print the records' digests (one JSON line), or the first error."""
+    try:
+        job = pickle.loads(sys.stdin.buffer.read())
+    except Exception as exc:  # unpickling runs the game's module: anything
+        print(json.dumps({"error": f"could not load the game ({type(exc).__name__}: {exc}): define its Game "
+                                   f"class, and what it holds, at module level of an importable module"}))
+        return
+    case = None
+    try:
+        game, out = job["game"], []
+        random.seed("referee.testing/elsewhere")
+        with tempfile.TemporaryDirectory(prefix="referee-check-") as tmp:
+            for case, (variant, n, seed) in enumerate(job["cases"]):
+                path = Path(tmp) / f"replay{case}.jsonl"
+                random_playout(game, variant, seed=seed, players=n, replay=path, key=KIT_KEYS[0])
+                out.append([_digest(r) for r in _records(path)])
+    except Exception as exc:
+        print(json.dumps({"case": case, "error": f"the game raised {type(exc).__name__}: {exc}"}))
+        return
+    print(json.dumps({"digests": out}))
 
 
 def _check_pending_chance(game: Game, variant: dict[str, Any], seed: int, n: int) -> None:
@@ -559,4 +717,4 @@ def _check_describer(describer: Any, actions: list[dict], events: list[tuple[int
 
 
 __all__ = ["ConformanceMonitor", "Report", "check_game", "first_difference", "random_playout", "strings_in",
-           "swap_cards", "told"]
+           "swap_cards", "told", "told_alike"]

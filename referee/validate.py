@@ -125,8 +125,10 @@ def references(game: Game, registry: Registry) -> list[str]:
 
 
 def table_sizes(game: Game) -> list[int]:
-    """The smallest table and, when the game allows it, one two seats larger (a couple of sizes)."""
-    return sorted({game.min_players, min(game.max_players, game.min_players + 2)})
+    """The smallest table, the largest and the one midway (rounded down), those the game allows:
+    a 2-6 player game meets 2, 4 and 6 seats (a bot's bugs with many seats show at the largest)."""
+    fewest, most = game.min_players, game.max_players
+    return sorted({fewest, (fewest + most) // 2, most})
 
 
 def battery(game: Game, registry: Registry, seeds: int, base_seed: int = 1) -> list[Case]:

@@ -79,7 +79,8 @@ def _keys(value, words: set[str]) -> None:
 def _envelope_words() -> set[str]:
     defs = schema.load()["$defs"]
     words: set[str] = set()
-    _walk_schema({k: v for k, v in defs.items() if not any(k.startswith(g + "_") for g in BUILTIN)}, words)
+    games = set(BUILTIN) | set(schema.games())  # and any installed plugin's own (crazy_eights)
+    _walk_schema({k: v for k, v in defs.items() if not any(k.startswith(g + "_") for g in games)}, words)
     return words
 
 

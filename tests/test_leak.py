@@ -21,7 +21,7 @@ import pytest
 from referee.bots import sandbox as sandbox_mod
 from referee.plugins import load_registry
 from referee.runner import Limits
-from referee.testing import first_difference, swap_cards, told
+from referee.testing import first_difference, swap_cards, told, told_alike
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -29,6 +29,9 @@ GAMES = load_registry().games
 #: a pinned deal key: the attack's match is the same one on every run (and on the old code)
 KEY = "leak-test-deal-key-0123456789abcdef"
 STOPPERS = {"RP", "YP", "BP", "GP", "T1"}  # M-12
+#: told() checks every line as the kit does (no card a seat may not see); Mayor's Casino guess
+#: names any card, publicly (M-11), as in tests/test_conformance.py
+GUESS = ("name",)
 
 
 def lowest(legal: list, avoid: set[str] = frozenset()) -> int:
@@ -91,8 +94,7 @@ def test_maumau_a_kept_playable_draw_tells_the_other_seat_what_an_unplayable_dra
         else:
             continue
         assert len(acts(a[1])) == len(acts(b[1])) + 1, "the drawer decided once more in match A"
-        k = first_difference(a[0], b[0])
-        assert k is None, f"seat 0 was told line {k + 1} differently: {a[0][k][:200]!r} vs {b[0][k][:200]!r}"
+        assert told_alike(a[0], b[0], seat=0) is None  # the kit's own comparison (referee.testing)
         return
     pytest.fail("no seed gave a drawer a playable card at its first turn")
 
@@ -118,7 +120,7 @@ def test_mayor_a_counter_pass_tells_the_other_seats_nothing_until_the_card_is_pl
     lines until one of the two cards is played (a public event), and they act in between."""
     game, config = GAMES["mayor"], {"deals": 1}
     for seed in range(60):
-        a = told(game, config, mayor_policy(STOPPERS), 4, seed)
+        a = told(game, config, mayor_policy(STOPPERS), 4, seed, guess_fields=GUESS)
         for asked in range(4):
             offers = [m for m in acts(a[asked]) if m["obs"]["phase"] == "counter"]
             held = [c for c in offers[0]["obs"]["hand"] if c in STOPPERS] if offers else []
@@ -133,21 +135,22 @@ def test_mayor_a_counter_pass_tells_the_other_seats_nothing_until_the_card_is_pl
                 if card[0] != police[0] or card in STOPPERS or card.endswith("M"):
                     continue
                 avoid = STOPPERS | {card}
-                a2 = told(game, config, mayor_policy(avoid), 4, seed)
-                b2 = told(game, config, mayor_policy(avoid), 4, seed, chance=swap_cards(police, card))
+                a2 = told(game, config, mayor_policy(avoid), 4, seed, guess_fields=GUESS)
+                b2 = told(game, config, mayor_policy(avoid), 4, seed, chance=swap_cards(police, card),
+                          guess_fields=GUESS)
                 if not any(m["obs"]["phase"] == "counter" for m in acts(a2[asked])) \
                         or any(m["obs"]["phase"] == "counter" for m in acts(b2[asked])):
                     continue
                 for watcher in set(range(4)) - {asked, thief}:
-                    check_told_alike_until_shown(a2[watcher], b2[watcher], {police, card})
+                    check_told_alike_until_shown(a2[watcher], b2[watcher], {police, card}, watcher)
                 return
     pytest.fail("no seed gave a counter offer to a seat holding one Policeman")
 
 
-def check_told_alike_until_shown(a: list[bytes], b: list[bytes], cards: set[str]) -> None:
+def check_told_alike_until_shown(a: list[bytes], b: list[bytes], cards: set[str], seat: int) -> None:
     """The first line that differs is a `played` event of one of `cards`, and the seat was asked
     to act after the Thief and before it (so a count of hidden decisions would have shown)."""
-    k = first_difference(a, b)
+    k = told_alike(a, b, seat, shown=cards)  # the first line told differently names one of the cards
     assert k is not None, "the swapped cards are played in the deal"
     shown = json.loads(a[k])
     assert shown["type"] == "event" and shown["event"]["kind"] == "played" and shown["event"]["card"] in cards, \

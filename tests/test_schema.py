@@ -93,7 +93,7 @@ def test_schema_is_a_valid_draft_2020_12_schema():
 
 
 def test_schema_has_definitions_for_every_builtin_game():
-    assert schema.games() == sorted(GAMES)
+    assert set(GAMES) <= set(schema.games())  # and any installed plugin's that declares its own
 
 
 def test_referee_schema_prints_the_shipped_schema():

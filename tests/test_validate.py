@@ -56,17 +56,17 @@ def test_the_example_bot_passes_and_the_report_is_printed(tmp_path):
     results = report["results"]
     assert set(results["by_reference"]) == {"random", "first", "maumau-greedy"}
     assert results["overall"]["matches"] == planned
-    assert set(results["by_players"]) == {"2", "4"}
+    assert set(results["by_players"]) == {"2", "6", "10"}  # the smallest table, the largest and one midway
 
 
 def test_the_battery_covers_every_variant_table_size_seat_and_reference():
     game = REGISTRY.games["maumau"]
     cases = battery(game, REGISTRY, seeds=2, base_seed=5)
-    assert table_sizes(game) == [2, 4]
+    assert table_sizes(game) == [2, 6, 10]
     assert references(game, REGISTRY) == ["random", "first", "maumau-greedy"]
     assert {json.dumps(c.variant, sort_keys=True) for c in cases} == {json.dumps(v, sort_keys=True)
                                                                      for v in game.variants()}
-    assert {(c.players, c.seat) for c in cases} == {(2, 0), (2, 1), (4, 0), (4, 1), (4, 2), (4, 3)}
+    assert {(c.players, c.seat) for c in cases} == {(n, seat) for n in (2, 6, 10) for seat in range(n)}
     assert {c.seed for c in cases} == {5, 6}
     counts = {r: sum(1 for c in cases if c.reference == r) for r in references(game, REGISTRY)}
     assert max(counts.values()) - min(counts.values()) <= 1  # the references take turns

@@ -15,8 +15,9 @@ from referee.cli.common import _errors, _registry, app
 def schema(
     game: Annotated[
         Optional[str],
-        typer.Option(help="Root the schema at this game's messages (a game of `referee games` whose plugin ships "
-                     "its schema): its actions, observations and events are checked in full."),
+        typer.Option(help="Root the schema at this game's messages (any game of `referee games`): what the game "
+                     "declares of its actions, observations and events is checked; a game that declares "
+                     "nothing gets the generic messages, with a note."),
     ] = None,
     direction: Annotated[
         Optional[str],
@@ -33,4 +34,7 @@ def schema(
             text = protocol_schema.text(registry)  # the envelope and every installed game's part
         else:
             text = json.dumps(protocol_schema.rooted(game, direction, registry), indent=2, ensure_ascii=False) + "\n"
+            note = protocol_schema.undeclared_note(game, registry)
+            if note is not None:
+                typer.echo(f"note: {note}", err=True)
         typer.echo(text, nl=False)

@@ -24,6 +24,32 @@ def test_the_conformance_kit_passes():
     assert report.action_shapes == {("play",), ("play", "suit"), ("draw",), ("pass",)}
 
 
+def test_every_message_of_a_match_is_true_to_the_games_schema():
+    """The schema the game declares (`referee schema --game crazy_eights`): the messages of a
+    match at 2 and at 5 seats validate (up to 20 of each type, event kind and set of fields, so
+    that the test stays quick), an eight played without a suit does not."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from referee import schema
+    from referee.testing import ConformanceMonitor, random_playout
+
+    to_bot = jsonschema.Draft202012Validator(schema.rooted("crazy_eights", "to_bot"))
+    seen: dict[tuple, int] = {}
+    for players in (2, 5):
+        monitor = ConformanceMonitor(players, transcript=True)
+        random_playout(GAME, {"deals": 2}, seed=1, players=players, monitor=monitor)
+        for _, message in monitor.transcript:
+            event = message.get("event", {})
+            shape = (message["type"], event.get("kind"), *sorted(event), *sorted(message.get("obs", {})))
+            seen[shape] = seen.get(shape, 0) + 1
+            if seen[shape] <= 20:
+                error = jsonschema.exceptions.best_match(to_bot.iter_errors(message))
+                assert error is None, f"{message}: {error.message}"
+    assert {("event", kind) for kind in ("deal", "played", "drew", "deal_end")} <= {s[:2] for s in seen}
+    to_referee = jsonschema.Draft202012Validator(schema.rooted("crazy_eights", "to_referee"))
+    assert to_referee.is_valid({"type": "action", "id": 1, "action": {"play": "8H", "suit": "S"}})
+    assert not to_referee.is_valid({"type": "action", "id": 1, "action": {"play": "8H"}})
+
+
 def position(hands, top, stock=(), suit=None, turn=0, **config):
     """A constructed position: the hands, the top card of the discard pile, the stock (next card
     first), the suit to match (default: the top card's) and the seat to act."""

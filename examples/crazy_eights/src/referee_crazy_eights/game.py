@@ -81,6 +81,63 @@ class CrazyEights(Game):
     def variants(self) -> list[dict[str, Any]]:
         return [{}, {"draw_limit": 1}, {"deals": 1}]
 
+    def schema(self) -> dict[str, Any]:
+        """The JSON Schema of the game's messages (`referee schema --game crazy_eights`)."""
+        return SCHEMA
+
+
+def _closed(description: str, required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An object schema with exactly these fields (`required` always, `optional` maybe)."""
+    return {"description": description, "type": "object", "required": list(required),
+            "properties": {**required, **(optional or {})}, "additionalProperties": False}
+
+
+_CARD = {"$ref": "#/$defs/crazy_eights_card"}
+_CARDS = {"type": "array", "items": _CARD}
+_COUNT = {"type": "integer", "minimum": 0}
+_SEATS = {"type": "array", "items": {"type": "integer"}}
+_SUIT = {"enum": list(SUITS)}
+
+
+def _event(kind: str, required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"if": {"properties": {"kind": {"const": kind}}},
+            "then": _closed(kind, {"kind": {"const": kind}, **required}, optional)}
+
+
+#: the game's own JSON Schema definitions (closed: every field this game sends); the referee adds
+#: the messages around them
+SCHEMA: dict[str, Any] = {
+    "crazy_eights_card": {"description": "A card code: rank 2-9 T J Q K A, suit C D H S.", "type": "string",
+                          "pattern": "^[2-9TJQKA][CDHS]$"},
+    "crazy_eights_config": _closed("Crazy Eights options (`referee rules crazy_eights`).", {
+        "deals": {"type": "integer", "minimum": 1}, "draw_limit": {"type": "integer", "minimum": 1},
+        "max_turns": {"type": "integer", "minimum": 1}}),
+    "crazy_eights_action": {"description": "Play a card (an 8 names the suit to match), draw, or pass.", "oneOf": [
+        _closed("a play", {"play": {"type": "string", "pattern": "^[2-79TJQKA][CDHS]$"}}),
+        _closed("an eight, naming a suit", {"play": {"type": "string", "pattern": "^8[CDHS]$"}, "suit": _SUIT}),
+        _closed("a draw", {"draw": {"const": True}}),
+        _closed("a pass", {"pass": {"const": True}})]},
+    "crazy_eights_obs": _closed("What a seat sees.", {
+        "seat": {"$ref": "#/$defs/seat"}, "deal": {"type": "integer", "minimum": 1},
+        "dealer": {"$ref": "#/$defs/seat"}, "to_act": {"$ref": "#/$defs/seat_or_null"}, "hand": _CARDS,
+        "top": _CARD, "suit": _SUIT, "drawn": _COUNT, "counts": {"type": "array", "items": _COUNT},
+        "stock": _COUNT, "discard": _COUNT, "totals": _SEATS}),
+    "crazy_eights_event": {
+        "description": "Something a seat sees happen.", "type": "object", "required": ["kind"],
+        "properties": {"kind": {"enum": ["deal", "played", "drew", "passed", "reshuffle", "deal_end"]}},
+        "allOf": [
+            _event("deal", {"deal": {"type": "integer", "minimum": 1}, "dealer": {"$ref": "#/$defs/seat"},
+                            "hand": _CARDS, "up": _CARD, "counts": {"type": "array", "items": _COUNT}}),
+            _event("played", {"seat": {"$ref": "#/$defs/seat"}, "card": _CARD}, {"suit": _SUIT}),
+            _event("drew", {"seat": {"$ref": "#/$defs/seat"}}, {"card": _CARD}),
+            _event("passed", {"seat": {"$ref": "#/$defs/seat"}}),
+            _event("reshuffle", {"stock": _COUNT}),
+            _event("deal_end", {"deal": {"type": "integer", "minimum": 1}, "scores": _SEATS, "totals": _SEATS,
+                                "winner": {"$ref": "#/$defs/seat_or_null"},
+                                "reason": {"enum": ["out", "blocked", "max_turns"]}}),
+        ]},
+}
+
 
 class CrazyEightsState(GameState):
     """A whole Crazy Eights match: every deal, and the totals."""
