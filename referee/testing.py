@@ -41,7 +41,8 @@ from typing import Any
 
 from referee.config import resolve_config
 from referee.errors import RefereeError
-from referee.game import Game, GameState, plugin_label
+from referee.checks import plugin_label
+from referee.game import Game, GameState
 from referee.players import StrategyPlayer
 from referee.chance import Sampler, Streams, settle
 from referee.runner import Limits, MatchResult, Monitor, Seat, run_match
