@@ -252,6 +252,11 @@ class _Match:
             if failed is not None:
                 self.fault(seat, 0, failed)
         _name_seats(self.header["players"], self.seats, players)  # after hello, which names them as before
+        names = [p["name"] for p in self.header["players"]]
+        for player in players:
+            rename = getattr(player, "rename", None)  # a person's seat shows the others by these names
+            if rename is not None:
+                rename(names)
         self.writer.write(self.header)
         if hooks is not None:
             hooks.match_started(header=self.header)

@@ -2,10 +2,12 @@
 
 So that a bot's author can play against it: at each decision the seat's observation is shown
 (its hand, the table, the scores: every field the game gives the seat, nothing more: a human
-sees exactly what a bot in the seat would), then the legal actions numbered; the person types a
-number. Events (what the others played, the deal) are printed as they happen. No clock: a
-person takes the time they need (the seat's time limits do not apply; the replay records how
-long each decision took).
+sees exactly what a bot in the seat would), in the game's words as the viewers show them (cards
+in their styles, seats by name), then the legal actions numbered; the person types a number. A
+decision with one legal action is played for them, with a line saying so. Events (what the
+others played, the deal, its scores) are printed as they happen; the other seats go by the
+names their bots gave in `ready`. No clock: a person takes the time they need (the seat's time
+limits do not apply; the replay records how long each decision took).
 
 Words come from the game's describer when it has one (`Game.describer`), else from the JSON.
 """
@@ -66,12 +68,32 @@ class HumanPlayer(Player):
             self.names) else ""
         self.console.print(f"  {who + ': ' if who else ''}{self._text('event', event)}", markup=False)
 
+    def rename(self, names: list[str]) -> None:
+        """The seats' names once the bots said `ready` (the runner tells every player that has this)."""
+        self.names = list(names)
+
+    def _value(self, key: str, value: Any) -> Any:
+        """One observation field in the game's words (a rich Text), else as text."""
+        if self.describer is not None:
+            from referee.describe import Names
+
+            try:
+                return self.describer.value(key, value, Names(self.names, self.seat))
+            except Exception:  # a describer's gap must not stop the person's game
+                pass
+        return value if isinstance(value, str) else json.dumps(value)
+
     def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int) -> Reply:
         from rich.table import Table
 
+        if len(legal) == 1:
+            self.console.print(f"  your only move, played for you: {self._text('action', legal[0])}", markup=False,
+                               highlight=False)
+            return Reply(index=0)
+        self.console.print(f"Your turn (seat {self.seat}):", markup=False, highlight=False)
         view = Table(show_header=False, box=None, padding=(0, 1))
         for key, value in obs.items():
-            view.add_row(str(key), value if isinstance(value, str) else json.dumps(value))
+            view.add_row(str(key), self._value(str(key), value))
         self.console.print(view)
         for k, action in enumerate(legal, 1):
             self.console.print(f"  [{k}] {self._text('action', action)}", markup=False, highlight=False)
