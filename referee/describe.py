@@ -349,6 +349,11 @@ class Describer:
         points, lower is better"), or None."""
         return None
 
+    def penalty_advice(self, why: str, ruling: str) -> str | None:
+        """What a bot's author should do about a conduct penalty (`referee.game.penalty`), in a few
+        words for `validate`'s warning, or None."""
+        return None
+
     def result_note(self) -> str | None:
         """What a match result's `scores` hold for this game, for the protocol schema's words on
         them (e.g. "total points"), or None."""

@@ -98,6 +98,20 @@ class Event:
         return {"kind": self.kind, **self.data}
 
 
+#: the kind of event by which a game charges a seat for its conduct (`penalty`)
+PENALTY = "penalty"
+
+
+def penalty(seat: int, why: str, ruling: str, **cost: Any) -> Event:
+    """A penalty for a seat's conduct under the rules: a rule it broke that the game let it break
+    and charged for (Mau Mau's missing announcement, MM-7), as an event to everyone of kind
+    "penalty" with `seat`, `why` (a reason word), `ruling` (the rule's id) and what it cost
+    (`cost`, e.g. count=2). The core counts these per seat and reason, and `play`, `validate` and
+    the standings show them, so that a bot's author learns what their bot keeps paying for. An
+    event of that kind without a `ruling` is the game's own business (a 7's draw), not counted."""
+    return Event(PENALTY, {"seat": seat, "why": why, "ruling": ruling, **cost}, EVERYONE)
+
+
 @dataclass(slots=True)  # not frozen, like Event
 class Record:
     """A replay record the game emits (type "deal" or "deal_end"), written verbatim."""

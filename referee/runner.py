@@ -20,7 +20,7 @@ from referee.errors import PluginError
 from referee.fault_policy import FaultPolicy
 from referee.faults import SHOWN, fault_log_for, hint, legal_summary
 from referee.checks import outcome_error, plugin_label, record_error
-from referee.game import EVERYONE, Event, Game, GameState, Record, audience
+from referee.game import EVERYONE, PENALTY, Event, Game, GameState, Record, audience
 from referee.bots.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
 from referee.players import Fault, Player, Reply, StrategyPlayer
 from referee.protocol import Hello, act_message, end_message, event_message
@@ -135,6 +135,8 @@ class MatchResult:
     decisions: int = 0
     deals: list[dict[str, Any]] = field(default_factory=list)  # every deal_end record, in order
     digest: str | None = None  # the SHA-256 of the replay's lines when it is signed (referee.signing)
+    #: conduct penalties (referee.game.penalty): seat, why, ruling and how many times
+    penalties: list[dict[str, Any]] = field(default_factory=list)
 
 
 class _Null:
@@ -216,6 +218,8 @@ class _Match:
         self.on_record = getattr(monitor, "record", None)
         self.decisions = 0
         self.deals: list[dict[str, Any]] = []
+        #: conduct penalties (referee.game.penalty) per (seat, why, ruling): how many times
+        self.penalties: dict[tuple[int, str, str], int] = {}
         self.label = plugin_label(game)
         # Events only go to seats whose player listens (an in-process strategy that keeps the base
         # no-op `event` does not), so with no listener and no monitor no event message is even built.
@@ -273,6 +277,13 @@ class _Match:
         if self.on_record is not None:
             self.on_record(data)
 
+    def penalised(self, event: Event) -> None:
+        """Count a conduct penalty (an event `penalty` with a `ruling`: referee.game.penalty)."""
+        data = event.data
+        if "ruling" in data:
+            key = (data.get("seat"), str(data.get("why")), str(data["ruling"]))
+            self.penalties[key] = self.penalties.get(key, 0) + 1
+
     def dispatch(self, outputs) -> None:
         """What the game drained: records kept, events sent to their audience."""
         for out in outputs:
@@ -280,9 +291,13 @@ class _Match:
                 self.keep(out.data)
                 continue
             if not self.fan_out:
+                if type(out) is Event and out.kind == PENALTY:
+                    self.penalised(out)
                 continue
             if type(out) is not Event and not isinstance(out, Event):
                 raise PluginError(f"{self.label}: drain() gave {out!r}, not an Event or a Record")
+            if out.kind == PENALTY:
+                self.penalised(out)
             to = out.to
             try:
                 seats = range(self.n) if to is EVERYONE else audience(to, self.n)
@@ -404,10 +419,12 @@ class _Match:
                 add(move)  # ends no deal: no flush test (referee.replay.records)
             if fan_out:
                 dispatch(drain())
-            else:  # no event goes anywhere: only the records (dispatch, inlined)
+            else:  # no event goes anywhere: only the records and penalties (dispatch, inlined)
                 for out in drain():
                     if type(out) is Record:
                         keep(out.data)
+                    elif type(out) is Event and out.kind == PENALTY:
+                        self.penalised(out)
             seat = to_act()
             if seat is None:
                 seat = self.settle()  # a deal to shuffle, or a reshuffle the move waits for
@@ -440,8 +457,10 @@ class _Match:
                 player.end(told)
         if hooks is not None:
             hooks.match_finished(header=self.header, result=result)
+        penalties = [{"seat": seat, "why": why, "ruling": ruling, "times": times}
+                     for (seat, why, ruling), times in sorted(self.penalties.items(), key=str)]
         return MatchResult(self.header, result, fault_log, Path(self.replay) if self.replay is not None else None,
-                           self.decisions, self.deals, self.writer.digest)
+                           self.decisions, self.deals, self.writer.digest, penalties)
 
 
 def _header(game: Game, config: dict[str, Any], seed: int, mid: str, seats: list[Seat], limits: Limits,

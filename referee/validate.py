@@ -216,6 +216,8 @@ class _Tally:
     failures: list[dict[str, Any]] = field(default_factory=list)  # every failing match, kept or not
     pending: list[dict[str, Any]] = field(default_factory=list)  # the bot's faults in the last match
     kept_error: str | None = None  # why the failing matches could not be kept
+    #: the bot's conduct penalties (referee.game.penalty) per (why, ruling): times, and matches with one
+    penalties: dict[tuple[str, str], list[int]] = field(default_factory=dict)
 
     def fault(self, kind: str, example: dict[str, Any]) -> None:
         self.counts[kind] = self.counts.get(kind, 0) + 1
@@ -295,6 +297,7 @@ def run_validation(
                 stopped = True
                 break
     report = _report(game, argv, limits, tally, len(cases), stopped, time.perf_counter() - started)
+    report["penalties"], report["warnings"] = _penalties(game, tally)
     report["kept"] = {"dir": str(out) if out is not None and tally.failures and tally.kept_error is None else None,
                       "error": tally.kept_error}
     report["failures"] = tally.failures
@@ -409,11 +412,36 @@ def _add(tally: _Tally, case: Case, result: Any, watched: _Watched, bot: Any) ->
         tally.pending.append({"kind": kind, "deal": None, "act": None, "detail": detail, "hint": ""})
         tally.fault(kind, {"match": case.label(), "deal": None, "act": None, "detail": detail, "raw": "",
                            "legal": "", "hint": "", "stderr_tail": ""})
+    for p in getattr(result, "penalties", ()):
+        if p["seat"] == case.seat:
+            counts = tally.penalties.setdefault((p["why"], p["ruling"]), [0, 0])
+            counts[0] += p["times"]
+            counts[1] += 1
     faulted = bool(tally.pending)
     if faulted:
         tally.failed_matches += 1
     tally.ranks.append((case, result.result["ranks"][case.seat]))
     return faulted
+
+
+#: a conduct penalty paid in this many matches or more is warned of (a slip, once, is not)
+PENALTY_WARN_MATCHES = 3
+
+
+def _penalties(game: Game, tally: _Tally) -> tuple[list[dict[str, Any]], list[str]]:
+    """The bot's conduct penalties (why, ruling, times, matches, the game's advice) and the
+    warnings for those paid in PENALTY_WARN_MATCHES matches or more."""
+    from referee.describe import describer_of
+
+    describer = describer_of(game)
+    rows, warnings = [], []
+    for (why, ruling), (times, matches) in sorted(tally.penalties.items()):
+        advice = describer.penalty_advice(why, ruling)
+        rows.append({"why": why, "ruling": ruling, "times": times, "matches": matches, "advice": advice})
+        if matches >= PENALTY_WARN_MATCHES:
+            warnings.append(f"penalised for {why} ({ruling}) {times} times, in {matches} of {tally.matches} matches"
+                            + (f": {advice}" if advice else ""))
+    return rows, warnings
 
 
 def _percentile(sorted_ms: list[float], q: float) -> float:

@@ -355,7 +355,7 @@ def test_MM_7_missing_mau_costs_two_cards_before_the_power():
     play(state, action)
     out = state.drain()
     assert kinds(out, 1) == ["played", "penalty", "drew"]
-    assert seen(out, 1)[1] == {"kind": "penalty", "seat": 0, "why": "announcement", "count": 2}
+    assert seen(out, 1)[1] == {"kind": "penalty", "seat": 0, "why": "announcement", "ruling": "MM-7", "count": 2}
     assert sorted(state.hands[0]) == sorted(["2H", "2D", "3D"])
     assert state.penalty == 2 and state.to_act() == 1  # the 7's power, after the penalty
 

@@ -42,6 +42,11 @@ def suit_text(suit: Any) -> str:
 class MauMauDescriber(Describer):
     """Mau Mau as the viewers and `play` tell it."""
 
+    def penalty_advice(self, why: str, ruling: str) -> str | None:
+        if why == "announcement":
+            return 'send "say": "mau" with the play that leaves one card, "say": "mau mau" with the last'
+        return None
+
     seat_keys = frozenset({"seat", "winner"})
     deal_keys = ("deal", "round")
     end_kinds = ("round_end", "deal_end")

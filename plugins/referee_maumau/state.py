@@ -22,7 +22,7 @@ from bisect import insort
 from typing import Any
 
 from referee.errors import RulesError
-from referee.game import EVERYONE, Action, Event, GameState, Outcome, Output, Record, Shuffle
+from referee.game import EVERYONE, Action, Event, GameState, Outcome, Output, Record, Shuffle, penalty
 
 from referee_maumau.cards import ORDER, POINTS, STANDARD_RANKS, SUITS, decks_for, make_deck
 
@@ -413,7 +413,7 @@ class MauMauState(GameState):
             return True
         if self.announcements and left <= 1 and said is None:
             # MM-7: the missing announcement costs 2 cards before the card's own power applies
-            self._emit("penalty", {"seat": seat, "why": "announcement", "count": 2})
+            self._out.append(penalty(seat, "announcement", "MM-7", count=2))
             self._give(seat, 2, "announcement")
         nxt = self.next_seat
         if rank == "7" and self.sevens:  # MM-4

@@ -174,7 +174,7 @@ def result_json(result, stem: str, key, log_protocol: Path | None = None) -> dic
         "game": header["game"], "config": header["config"], "seed": header["seed"], "match": header["match"],
         "seats": seats, "limits": header["limits"],
         "scores": res["scores"], "ranks": res["ranks"], "faults": res["faults"],
-        "disqualified": res["disqualified"], "fault_log": fault_log,
+        "disqualified": res["disqualified"], "fault_log": fault_log, "penalties": result.penalties,
         "replay": str(result.replay) if result.replay is not None else None,
         "protocol_log": str(log_protocol) if log_protocol is not None else None,
         "deal_key": {"id": key.id, "pinned": key.source != "fresh"},
@@ -209,6 +209,10 @@ def _print_result(console, result, game=None) -> None:
         table.add_row(str(i), Text(p["name"]), p["kind"], str(res["scores"][i]), str(res["ranks"][i]), faults)
     console.print(table)
     folder = result.replay.parent if result.replay is not None else None
+    for p in result.penalties:  # what a seat paid for its conduct under the rules (referee.game.penalty)
+        name = result.header["players"][p["seat"]]["name"] if isinstance(p["seat"], int) else "?"
+        console.print(f"[yellow]penalised[/yellow] seat {p['seat']} ({escape(name)}): {escape(p['why'])} "
+                      f"({escape(p['ruling'])}) x{p['times']}", highlight=False)
     for f in result.faults:  # a bot's text is never read as markup ("[/]" would stop the CLI)
         console.print(
             f"[red]fault[/red] seat {f.seat} {f'deal {f.deal}' if f.deal else 'at start'}"

@@ -241,6 +241,7 @@ def print_failures(console, report: dict[str, Any]) -> None:
 
 def print_report(console, report: dict[str, Any]) -> None:
     """The report for a person: conformance, faults, move times, results, the verdict."""
+    from rich.markup import escape
     from rich.table import Table
 
     def mark(ok: bool) -> str:
@@ -295,7 +296,12 @@ def print_report(console, report: dict[str, Any]) -> None:
     console.print(table)
 
     print_failures(console, report)  # last: the commands to run next
-    if report["passed"]:
+    for warning in report.get("warnings", []):
+        console.print(f"[yellow]warning[/yellow]: {escape(warning)}", highlight=False)
+    if report["passed"] and report.get("warnings"):
+        console.print("[green]PASSED[/green]: no fault in any match, [yellow]but the bot keeps paying rule "
+                      "penalties[/yellow] (above): its results suffer")
+    elif report["passed"]:
         console.print("[green]PASSED[/green]: no fault in any match")
     else:
         kinds = ", ".join(f"{k} ({v['count']})" for k, v in faults.items()) or "the battery did not finish"
