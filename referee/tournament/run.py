@@ -64,6 +64,7 @@ from referee.errors import DiskFull, RefereeError, RefereeFailure, UsageError, f
 from referee.bots.limits import spin_us
 from referee.runner import Limits, Seat
 from referee.tournament.config import SHARD_AT, Entrant, MatchSpec, Output, TournamentConfig, derive_seed
+from referee.tournament.events import BackendReady, MatchFailed, MatchFinished, MatchStarted, Notice, Progress, SprtStep
 
 JOURNAL = "journal.jsonl"
 SETUP_VERSION = 1  # the journal head's "setup" (sealed deals); journals without it are refused
@@ -637,6 +638,7 @@ class Prepared(NamedTuple):
     gauntlets: sprt.Gauntlets
     head: dict[str, Any]
     signer: signing.Signer | None = None  # signs the replays and the journal (referee/signing.py)
+    faults: int = 0  # the faults of the journaled matches
 
 
 def prepare(config: TournamentConfig, resume: bool,
@@ -671,6 +673,7 @@ def prepare(config: TournamentConfig, resume: bool,
         head["min_sets"] = config.min_sets()
     journal = config.out / JOURNAL
     done: set[int] = set()
+    faults = 0
     gauntlets = sprt.Gauntlets(config)
     if journal.exists() and journal.stat().st_size > 0:
         if not resume:
@@ -686,6 +689,7 @@ def prepare(config: TournamentConfig, resume: bool,
             if not checked:  # a match before any head: no journal this referee wrote
                 _check_head(journal, None, head, tests)
             done.add(record["index"])
+            faults += sum(record["faults"])
             gauntlets.add(record)
             if each is not None:
                 each(record)
@@ -693,7 +697,7 @@ def prepare(config: TournamentConfig, resume: bool,
             _check_head(journal, None, head, tests)
     todo = [m for m in config.play_order(matches) if m.index not in done and not gauntlets.stopped(m.index)]
     signing.publish(config.out, signer)  # once the journal is known to be this key's
-    return Prepared(todo, done, gauntlets, head, signer)
+    return Prepared(todo, done, gauntlets, head, signer, faults)
 
 
 def _check_head(journal: Path, old_head: dict[str, Any] | None, head: dict[str, Any],
@@ -788,7 +792,7 @@ def run(
     resume: bool = False,
     plugins_dir: str | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
-    on_start: Callable[[executors.Backend], None] | None = None,
+    on_start: Callable[[BackendReady], None] | None = None,
     keep: bool = True,
     on_warning: Callable[[str], None] | None = None,
     prepared: Prepared | None = None,
@@ -798,34 +802,38 @@ def run(
 ) -> list[dict[str, Any]]:
     """Play every match not yet journaled; returns every record (old and new) in schedule order.
 
+    `play_events` with callbacks: `on_result` is handed each record journaled, `on_failure` each
+    match failed on the referee's side, `on_start` the backend once it is up, `on_warning` and
+    `on_note` each Notice's sentence (see `play_events`).
+
     `prepared` is what `prepare(config, resume)` returned to a caller holding the output
     directory (`claim`) since: the journal is then not read again while the matches run.
 
     With `keep` False nothing is kept in memory (it returns []): results go to the journal and
     `on_result` only, so memory stays flat however long the tournament. With `keep` the
-    records are read back from the journal once the run is over.
-
-    A game entry with an SPRT (referee/tournament/sprt.py) stops once the test decides: no new match of it
-    is started (those not started are cancelled), those in play finish and are journaled, and
-    the decision is journaled as an "sprt" record. The records returned include those beyond
-    the deciding set: the standings count `sprt.counted(records, decisions)`.
-
-    The matches run on `config.executor` (see referee/tournament/executors.py); `on_start` is told which
-    backend once it is up. The output directory is held (`claim`) for the whole run: a second
-    run on it is refused. `on_warning` is told, in a sentence, when a worker was killed and its
-    matches are played again. `on_note` is told, in a sentence, when the matches wait for a
-    worker (a Dask scheduler with none connected: how many are, now and then) and when one
-    joins. A Dask scheduler lost mid-run ends it with a RefereeError naming the scheduler.
-
-    A match that fails on the referee's side is journaled as a FAILURE record, handed to
-    `on_failure`, and played again by `--resume`; FAILED_IN_A_ROW in a row end the run with a
-    RefereeFailure, and a full disk under the outputs ends it at once with a DiskFull.
+    records are read back from the journal once the run is over. The records returned include
+    those of an SPRT entry beyond its deciding set: the standings count `sprt.counted(records,
+    decisions)`.
     """
     if prepared is not None and config.out.resolve() not in _claimed:
         raise ValueError("run(prepared=...) needs the claim under which prepare() ran")
-    with claim(config.out), _disk_checked(config.out):
-        _run(config, prepared or prepare(config, resume, signer=signer), plugins_dir, on_result, on_start, on_warning,
-             on_note, on_failure)
+    with claim(config.out):
+        with _disk_checked(config.out):
+            prepared = prepared or prepare(config, resume, signer=signer)
+        for event in play_events(config, prepared, plugins_dir):
+            if isinstance(event, MatchFinished):
+                if on_result is not None:
+                    on_result(event.record)
+            elif isinstance(event, MatchFailed):
+                if on_failure is not None:
+                    on_failure(event.record)
+            elif isinstance(event, BackendReady):
+                if on_start is not None:
+                    on_start(event)  # its kind and description, as the backend's
+            elif isinstance(event, Notice):
+                told = on_warning if event.kind == "warning" else on_note
+                if told is not None:
+                    told(event.text)
         if not keep:
             return []
         from referee.tournament.standings import read_journal
@@ -833,13 +841,32 @@ def run(
         return sorted(read_journal(config.out / JOURNAL)[1], key=lambda r: r["index"])
 
 
-def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
-         on_result: Callable[[dict[str, Any]], None] | None,
-         on_start: Callable[[executors.Backend], None] | None,
-         on_warning: Callable[[str], None] | None = None,
-         on_note: Callable[[str], None] | None = None,
-         on_failure: Callable[[dict[str, Any]], None] | None = None) -> None:
-    todo, journaled, gauntlets, head, signer = prepared
+def play_events(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None = None
+                ) -> Iterator[BackendReady | MatchStarted | MatchFinished | MatchFailed | SprtStep | Notice]:
+    """Play every match `prepared` (see `prepare`, under the same `claim`) left to play, as a
+    generator of events (referee/tournament/events.py): BackendReady, then MatchStarted as each
+    match is handed to a worker, MatchFinished (or MatchFailed) once it is journaled, SprtStep
+    after each match of an SPRT entry, Notice for a worker killed (its matches played again) or
+    the matches waiting for a Dask worker. Closing the generator stops the workers: the journal
+    keeps every finished match, and `--resume` plays the rest.
+
+    A game entry with an SPRT (referee/tournament/sprt.py) stops once the test decides: no new match of it
+    is started (those not started are cancelled), those in play finish and are journaled, and
+    the decision is journaled as an "sprt" record.
+
+    The matches run on `config.executor` (see referee/tournament/executors.py). A Dask scheduler
+    lost mid-run ends it with a RefereeError naming the scheduler. A match that fails on the
+    referee's side is journaled as a FAILURE record and played again by `--resume`;
+    FAILED_IN_A_ROW in a row end the run with a RefereeFailure, and a full disk under the
+    outputs ends it at once with a DiskFull.
+    """
+    with _disk_checked(config.out):
+        yield from _run(config, prepared, plugins_dir)
+
+
+def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None
+         ) -> Iterator[BackendReady | MatchStarted | MatchFinished | MatchFailed | SprtStep | Notice]:
+    todo, journaled, gauntlets, head, signer, faults = prepared
     executors.require(config.executor, config.scheduler)
     if not todo:
         journal = Journal(config.out / JOURNAL, head, signer)
@@ -862,6 +889,17 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
         entrants = own_views(entrants, config.path)
     workers = min(config.concurrency, len(todo))
     in_flight = InFlight(workers) if config.executor == "local" else None
+    resumed, since = len(journaled), time.monotonic()
+    faults_seen = [faults]
+
+    def progress() -> Progress:
+        """The run's progress now (the time left at this run's pace)."""
+        skipped = gauntlets.unplayed()
+        count, total = len(journaled), head["matches"] - skipped
+        played = count - resumed
+        eta = (time.monotonic() - since) / played * (total - count) if played and total > count else None
+        return Progress(count, total, faults_seen[0], resumed, skipped, eta)
+
     # The journal is opened once the backend is up: a scheduler that cannot be reached leaves no
     # journal behind (which would ask for --resume next time).
     with _scratch_root() as scratch, executors.open_backend(
@@ -871,8 +909,7 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
         journal = Journal(config.out / JOURNAL, head, signer)
         try:
             _journal_decisions(journal, gauntlets)
-            if on_start is not None:
-                on_start(backend)
+            yield BackendReady(backend.kind, backend.description)
             if backend.kind == "local":
                 def submit(spec):
                     return backend.submit(play_local, spec, entrants, limits, str(out), key, output, signer,
@@ -895,7 +932,8 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
             pending: dict[cf.Future, MatchSpec] = {}
             kills: Counter[int | None] = Counter()  # workers killed, per match played (None: none)
             failing = 0  # matches failed on the referee's side since the last one that did not
-            watch = executors.WorkerWatch(backend, on_note)  # says when no worker takes the matches
+            notes: list[str] = []  # what the watch said since the last look
+            watch = executors.WorkerWatch(backend, notes.append)  # says when no worker takes the matches
 
             def launch(spec: MatchSpec) -> None:
                 try:
@@ -907,8 +945,9 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                     future.set_exception(exc)
                 pending[future] = spec
 
-            def settle(future: cf.Future) -> MatchSpec | None:
-                """Journal a finished match; the match instead if a worker died under it."""
+            def settle(future: cf.Future) -> Iterator[MatchFinished | MatchFailed | SprtStep]:
+                """Journal a finished match (yielding its events); returns the match instead if a
+                worker died under it."""
                 nonlocal failing
                 spec = pending.pop(future)  # drop our reference: the result may hold a replay
                 try:
@@ -928,8 +967,7 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                         raise DiskFull(record["full"])
                     journal.append(record)  # not `journaled`: --resume plays it again
                     failing += 1
-                    if on_failure is not None:
-                        on_failure(record)
+                    yield MatchFailed(record, progress())
                     if failing >= FAILED_IN_A_ROW:
                         raise RefereeFailure(
                             f"{failing} matches in a row failed on the referee's side, the last ({record['key']}) "
@@ -942,6 +980,7 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                     _write_files(out, files)
                 journal.append(record)
                 journaled.add(record["index"])
+                faults_seen[0] += sum(record["faults"])
                 decision = gauntlets.add(record)
                 if decision is not None:
                     journal.append(decision.record())
@@ -950,24 +989,37 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                     for other, other_spec in list(pending.items()):
                         if decision.first <= other_spec.index < decision.end and other.cancel():
                             del pending[other]
-                if on_result is not None:
-                    on_result(record)
+                yield MatchFinished(record, progress())
+                entry = gauntlets.of(record["index"])
+                if entry is not None:
+                    yield SprtStep(entry.game_index, entry.status(), decision is not None)
                 return None
 
             while True:
                 for spec in itertools.islice(queue, window - len(pending)):
                     launch(spec)
+                    yield MatchStarted(spec.index, spec.key)
                 if not pending:
                     break
                 done, _ = cf.wait(pending, timeout=watch.timeout, return_when=cf.FIRST_COMPLETED)
-                lost = [spec for spec in map(settle, _finished_first(done)) if spec is not None]
+                lost = []
+                for future in _finished_first(done):
+                    spec = yield from settle(future)
+                    if spec is not None:
+                        lost.append(spec)
                 watch.check(bool(done))  # after the results are journaled: it may raise (scheduler lost)
+                for text in notes:
+                    yield Notice("note", text)
+                notes.clear()
                 if not lost:
                     continue
                 # A worker was killed outright: every match in its pool fails with it (the other
                 # workers stop theirs, killing their bots). Play them all again in a new pool,
                 # unless the match the killed worker played had killed one before.
-                lost += [spec for spec in map(settle, _finished_first(cf.wait(list(pending))[0])) if spec is not None]
+                for future in _finished_first(cf.wait(list(pending))[0]):
+                    spec = yield from settle(future)
+                    if spec is not None:
+                        lost.append(spec)
                 backend.restart()  # returns once every old worker has ended
                 blamed: list[int | None] = [None]  # None: killed between matches, none to blame
                 if in_flight is not None:
@@ -977,11 +1029,11 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                 again = {k for k in blamed if kills[k] > 1}
                 if again:
                     raise _killed_twice([s for s in lost if s.index in again] or lost)
-                if on_warning is not None:
-                    culprit = [s.key for s in lost if s.index in blamed]
-                    on_warning(f"a worker process was killed outright{' playing ' + culprit[0] if culprit else ''} "
-                               f"(a bot, or the OOM killer; run untrusted bots with --sandbox bwrap): "
-                               f"{len(lost)} {'match' if len(lost) == 1 else 'matches'} in flight played again")
+                culprit = [s.key for s in lost if s.index in blamed]
+                yield Notice("warning", f"a worker process was killed outright"
+                             f"{' playing ' + culprit[0] if culprit else ''} (a bot, or the OOM killer; run "
+                             f"untrusted bots with --sandbox bwrap): {len(lost)} "
+                             f"{'match' if len(lost) == 1 else 'matches'} in flight played again")
                 queue = unstopped(itertools.chain(sorted(lost, key=lambda s: s.index), queue))
         finally:
             journal.close()
