@@ -15,4 +15,8 @@ def __getattr__(name: str) -> Any:
         from referee.hookspecs import hookimpl
 
         return hookimpl
+    if name == "run_tournament":  # the tournament's modules only when asked for
+        from referee.tournament.driver import run_tournament
+
+        return run_tournament
     raise AttributeError(f"module 'referee' has no attribute {name!r}")
