@@ -5,8 +5,9 @@ Plugins implement the hooks of `referee.hookspecs` with `referee.hookimpl`.
 
 from typing import Any
 
-__version__ = "0.1.0"
-PROTOCOL_VERSION = 1
+from referee.version import PROTOCOL_VERSION, __version__
+
+__all__ = ["PROTOCOL_VERSION", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

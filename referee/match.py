@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 from typing import IO, Any
 
-from referee import sealing
+import referee.sealing as sealing
 from referee.errors import UsageError
 from referee.game import Game
 from referee.players import Player, StrategyPlayer

@@ -18,7 +18,7 @@ from typing import Any
 
 import pluggy
 
-from referee import hookspecs
+import referee.hookspecs as hookspecs
 from referee.errors import PluginError, UsageError
 from referee.game import Game
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee import PROTOCOL_VERSION, __version__, sealing
+import referee.sealing as sealing
+from referee.version import PROTOCOL_VERSION, __version__
 from referee.chance import Sampler, Streams, answer
 from referee.errors import PluginError
 from referee.fault_policy import FaultPolicy
