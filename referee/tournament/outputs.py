@@ -50,7 +50,7 @@ def index_page(out: Path, registry: Any, standings: dict[str, Any], jobs: int, v
     """Write the output directory's index.html from the standings (`write_index`); an OSError
     as one line (DiskFull for a full disk): the journal and standings are whole, and the index
     can be built again."""
-    from referee.replay.index import write_index
+    from referee.tournament.index import write_index
 
     try:
         return write_index(out, registry, standings, progress=progress, jobs=jobs, viewers=viewers)
