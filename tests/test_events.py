@@ -145,3 +145,54 @@ def test_the_tournaments_section_of_the_python_api_doc_runs(tmp_path, monkeypatc
     shown = capsys.readouterr().out
     assert "4 matches, 0 already journaled" in shown and "4/4 " in shown and "written: out/standings.json" in shown
     assert len([r for r in journal(tmp_path / "out-early") if r["type"] == "match"]) == 4
+
+
+def _journal_of_every_kind(path: Path) -> None:
+    """A journal by hand: an SPRT entry decided after its 10th set with matches beyond it, a
+    plain entry, faults, a match journaled twice, failures (one played since, one not)."""
+    import random
+
+    rng = random.Random(4)
+    lines: list[dict] = [{"type": "tournament", "name": "every", "matches": 40,
+                          "sprt": {"0": {"elo0": 0, "elo1": 50, "alpha": 0.05, "beta": 0.05}}}]
+    index = 0
+    for g, sets in ((0, 12), (1, 4)):
+        for s in range(sets):
+            for r, seats in enumerate((["a", "b"], ["b", "a"]) if g == 0 else (["a", "c"], ["c", "a"])):
+                ranks = [1, 2] if rng.random() < 0.6 else [2, 1]
+                faults = [int(rng.random() < 0.2), 0]
+                log = [{"seat": 0, "kind": "timeout", "detail": f"late in {index}", "log": None}] if faults[0] else []
+                lines.append({"type": "match", "index": index, "key": f"maumau.g{g}.t0.s{s}.r{r}", "game": "maumau",
+                              "seed": 1000 * g + s, "seats": seats, "scores": [10 - ranks[0], 10 - ranks[1]],
+                              "ranks": ranks, "faults": faults, "disqualified": [], "fault_log": log,
+                              "replay": f"replays/m{index}.jsonl"})
+                if index == 3:
+                    lines.append({**lines[-1], "ranks": ranks[::-1]})  # journaled twice: the first counts
+                if index == 20:
+                    lines.append({"type": "sprt", "game_index": 0, "sets": 10, "llr": 3.1, "verdict": "H1",
+                                  "first": 0, "last": 19, "end": 24})
+                index += 1
+    lines.insert(5, {"type": "failure", "index": 7, "key": "maumau.g0.t0.s3.r1", "error": "boom", "traceback": "t"})
+    lines.append({"type": "failure", "index": 40, "key": "maumau.g1.t0.s4.r0", "error": "bang", "traceback": "t"})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_the_one_pass_over_the_journal_counts_as_each_function_reading_it_alone(tmp_path):
+    from referee.tournament import sprt
+    from referee.tournament import standings as st
+    from referee.tournament.outputs import read_once
+    from referee.tournament.reporting import fault_rows
+
+    path = tmp_path / "journal.jsonl"
+    _journal_of_every_kind(path)
+    table, rows = read_once(path, sprt.read_decisions(path))
+    alone = st.compute_journal(path)
+    for key in ("overall", "games", "head_to_head", "rank_order", "sets", "min_sets"):
+        assert table[key] == alone[key], key
+    assert table["sets"] == {"maumau": 14}  # sets 10 and 11 of the SPRT entry are beyond its decision
+    assert table["faults"] == fault_rows(st.counted_journal(path)) and table["faults"]
+    assert table["failed"] == st.failed_matches(path) and [f["index"] for f in table["failed"]] == [40]
+    assert [o.record() for o in table["sprt"]] == [o.record() for o in st.sprt_outcomes(path)]
+    assert table["sprt"][0].sets == 10
+    # the index's rows: every match once, the uncounted ones too
+    assert [m.index for m in rows.matches] == list(range(32)) and rows.entrants == {"a", "b", "c"}

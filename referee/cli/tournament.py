@@ -311,7 +311,7 @@ def standings(
 
         console = _console()
         name = head.get("name", "") if head else ""
-        table, paths = standings_files(journal, out or journal.parent, name, _registry())
+        table, paths, _ = standings_files(journal, out or journal.parent, name, _registry())
         _print_standings(console, table, name)
         console.print("written: " + ", ".join(str(p) for p in paths), highlight=False, markup=False)
         for outcome in table["sprt"]:  # the tournament prints its own, longer block (Gauntlet.summary)

@@ -69,19 +69,22 @@ class Tournament:
                     self._live.add(event.record)
                 yield event
             del prepared  # its indices: no use now
-            # the standings once, streamed from the journal; the matches of an SPRT entry beyond
-            # its deciding set are not counted (timing chose them)
+            # the standings once, from one streamed pass over the journal; the matches of an SPRT
+            # entry beyond its deciding set are not counted (timing chose them): the decisions are
+            # the run's own SPRT state's
             from referee.tournament.outputs import standings_files
 
-            table, paths = standings_files(config.out / run.JOURNAL, config.out, config.name, self.registry)
+            decisions = [g.decision.record() for g in gauntlets if g.decision is not None]
+            table, paths, rows = standings_files(config.out / run.JOURNAL, config.out, config.name, self.registry,
+                                                 decisions)
             yield StandingsWritten(table, tuple(paths), tuple(tuple(g.summary()) for g in gauntlets))
             index = None
             if self.index:
-                index = yield from self._index(table)
+                index = yield from self._index(table, rows)
             yield Finished(table, (*paths, *([index] if index else [])), index,
                            Verified(checker.checked, tuple(checker.failures)) if self.verify else None)
 
-    def _index(self, table: dict[str, Any]) -> Iterator[IndexProgress]:
+    def _index(self, table: dict[str, Any], rows: Any) -> Iterator[IndexProgress]:
         """Write the index (in a thread), yielding its pages' progress; returns its path."""
         from referee.tournament.outputs import index_page
 
@@ -94,7 +97,7 @@ class Tournament:
         def write() -> None:
             try:
                 outcome["path"] = index_page(config.out, self.registry, table, jobs or 1, config.output.viewers,
-                                             lambda done, total: told.put((done, total)))
+                                             lambda done, total: told.put((done, total)), rows)
             except BaseException as exc:  # raised again by the generator
                 outcome["error"] = exc
             finally:

@@ -79,7 +79,8 @@ def _stem(name: str) -> str:
 
 
 def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, Any] | None = None,
-                progress: Callable[[int, int], None] | None = None, jobs: int = 1, viewers: bool = True) -> Path:
+                progress: Callable[[int, int], None] | None = None, jobs: int = 1, viewers: bool = True,
+                read: JournalRows | None = None) -> Path:
     """Write `index.html` into a tournament's output directory: the standings, the head-to-head
     matrices, the faults, and every match with a link to its replay and to its viewer page
     (written beside the replay, `.html`, when missing or older than the replay). Returns the
@@ -90,7 +91,8 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     SPRT entry's matches beyond its deciding set not counted). `progress(done, total)` is called
     as the viewer pages to write are written (the slow part), from (0, total) to (total, total);
     `jobs`: how many processes write them. Without `viewers` no page is written: a match is
-    linked to its page only if one is up to date (`[output] viewers = false`)."""
+    linked to its page only if one is up to date (`[output] viewers = false`). `read`: what the
+    caller's own pass over the journal kept for the page (`JournalRows`), else it is read here."""
     from referee.tournament import standings as st
     from referee.tournament.reporting import fault_rows
     from referee.plugins import load_registry
@@ -99,14 +101,11 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     journal = out / "journal.jsonl"
     if not journal.is_file():
         raise UsageError(f"{out}: no journal.jsonl here, not a tournament's output directory")
-    # One streamed pass: of each match only what its row shows is kept (memory holds no record).
-    head, matches, entrants = None, [], set()
-    for rec in st.iter_journal(journal):
-        if rec["type"] == "tournament":
-            head = rec
-        else:
-            matches.append(_Match.of(rec))
-            entrants.update(rec["seats"])
+    if read is None:  # one streamed pass: of each match only what its row shows is kept (no record)
+        read = JournalRows()
+        for rec in st.iter_journal(journal):
+            read.add(rec)
+    head, matches, entrants = read.head, read.matches, read.entrants
     name = (head or {}).get("name", "") or out.name
     registry = registry if registry is not None else load_registry()
     rows, pages = _match_rows(out, matches, registry, progress, jobs, viewers)
@@ -466,6 +465,24 @@ def _result(rec: dict[str, Any]) -> str:
         parts.append(f'<span class="p">{_number(ranks[s])} <span class="e">{html.escape(seats[s])}</span> '
                      f"{_number(scores[s])}{mark}{dot}</span>")
     return " ".join(parts)
+
+
+class JournalRows:
+    """What the index keeps of a journal, fed its records (`iter_journal`'s) one at a time: its
+    head (the last), and of each match only what its row shows (memory holds no record)."""
+
+    def __init__(self) -> None:
+        self.head: dict[str, Any] | None = None
+        self.matches: list[_Match] = []
+        self.entrants: set[str] = set()
+
+    def add(self, rec: dict[str, Any]) -> None:
+        """Keep what the page shows of one journal record (a failure record: nothing)."""
+        if rec["type"] == "tournament":
+            self.head = rec
+        elif rec["type"] == "match":
+            self.matches.append(_Match.of(rec))
+            self.entrants.update(rec["seats"])
 
 
 class _Match:
