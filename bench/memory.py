@@ -136,7 +136,7 @@ def _as_the_cli_runs_it(config: Any, resume: bool, sampler: WorkerPeaks | None) 
     from referee.tournament import sprt
     from referee.tournament import standings as st
     from referee.tournament.reporting import fault_rows
-    from referee.replay.index import write_index
+    from referee.tournament.index import write_index
 
     gauntlets = sprt.Gauntlets(config)
     live = st.Tally(points=False)

@@ -6,8 +6,9 @@ Plugins implement the hooks of `referee.hookspecs` with `referee.hookimpl`. From
 
 from typing import Any
 
-from referee.version import PROTOCOL_VERSION, __version__  # noqa: F401
+from referee.version import PROTOCOL_VERSION, __version__
 
+__all__ = ["PROTOCOL_VERSION", "__version__"]
 
 #: the Python API (docs/python-api.md), imported on first use
 _API = ("play", "load_replay", "MatchResult", "Replay")
@@ -24,4 +25,8 @@ def __getattr__(name: str) -> Any:
         from referee import api
 
         return getattr(api, name)
+    if name == "run_tournament":  # the tournament's modules only when asked for
+        from referee.tournament.driver import run_tournament
+
+        return run_tournament
     raise AttributeError(f"module 'referee' has no attribute {name!r}")

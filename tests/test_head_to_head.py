@@ -135,7 +135,7 @@ def test_the_interval_contains_the_true_difference_on_simulated_data():
 
 
 def test_the_index_page_shows_a_head_to_head_table_per_game(tmp_path):
-    from referee.replay.index import write_index
+    from referee.tournament.index import write_index
 
     lines = [{"type": "tournament", "name": "t"}]
     for index, (seed, seats) in enumerate([(1, ["<a>", "b"]), (1, ["b", "<a>"]), (2, ["<a>", "b"])]):

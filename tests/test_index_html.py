@@ -1,4 +1,4 @@
-"""A tournament's index.html (referee/replay/index.py): every match linked to its viewer page and
+"""A tournament's index.html (referee/tournament/index.py): every match linked to its viewer page and
 replay, the standings, the head-to-head and the fault tables, a bot's text escaped."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from referee.errors import UsageError
-from referee.replay.index import write_index
+from referee.tournament.index import write_index
 from referee.replay.verify import load_replay
 from referee.testing import random_playout
 

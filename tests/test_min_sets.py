@@ -14,7 +14,7 @@ import pytest
 
 from referee.errors import ConfigError
 from referee.plugins import load_registry
-from referee.replay.index import write_index
+from referee.tournament.index import write_index
 from referee.tournament import standings as st
 from referee.tournament.config import load_tournament
 

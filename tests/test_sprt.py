@@ -410,7 +410,7 @@ def test_the_index_counts_what_the_standings_count(greedy, tmp_path):
     import re
     import shutil
 
-    from referee.replay.index import write_index
+    from referee.tournament.index import write_index
 
     _, out, _, _ = greedy
     copy = tmp_path / "copy"

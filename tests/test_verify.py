@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli.tournament import TournamentVerifier
+from referee.tournament.driver import ReplayChecker as TournamentVerifier
 from referee.config import resolve_config
 from referee.errors import UsageError
 from referee.players import Fault, Player, Reply, StrategyPlayer

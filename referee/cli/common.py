@@ -99,6 +99,11 @@ def _plugin_manager(plugins_dir=None):
     return _managers[key]
 
 
+def _plugins_dir() -> str | None:
+    """This invocation's --plugins-dir (REFEREE_PLUGINS_DIR), None without one."""
+    return _state["plugins_dir"]  # type: ignore[return-value]
+
+
 def _registry():
     from referee.plugins import build_registry
 

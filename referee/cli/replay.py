@@ -35,7 +35,7 @@ def replay(
         if index is not None:
             if file is not None or seat is not None or deal is not None or html is not None:
                 raise UsageError("--index DIR takes no replay file and no other option")
-            from referee.replay.index import write_index
+            from referee.tournament.index import write_index
 
             with rich_progress(_console()) as progress:  # a bar on a terminal: the viewer pages take a while
                 path = write_index(index, _registry(), progress=progress, jobs=os.cpu_count() or 1)

@@ -3,15 +3,13 @@ files (computed once: the index uses them too)."""
 
 from __future__ import annotations
 
-import os
-from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
 from referee.bots.limits import MAX_CONCURRENCY
-from referee.cli.common import _console, _errors, _registry, _state, app, rich_progress
+from referee.cli.common import _console, _errors, _plugins_dir, _registry, app
 
 
 @app.command()
@@ -50,162 +48,219 @@ def tournament(
     ] = None,
 ) -> None:
     """Run a tournament: every scheduled match, a crash-safe journal, standings at the end."""
-    import time as _time
-
-    from rich.console import Group
-    from rich.live import Live
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-    from rich.text import Text
-
-    from referee.tournament import sprt
-    from referee.tournament import standings as st
-    from referee.tournament import run as tour
-    from referee.tournament.reporting import match_line
     from referee.tournament.config import load_tournament
+    from referee.tournament.driver import Tournament
 
-    with _errors(), ExitStack() as stack:
+    with _errors():
         registry = _registry()
         config = load_tournament(file, registry, out=out, concurrency=concurrency, executor=executor,
                                  scheduler=scheduler, shared_out=True if shared_out else None)
-        from referee.tournament.executors import require
-
-        require(config.executor, config.scheduler)
-        stack.enter_context(tour.claim(config.out))  # no other run on this output directory
-        # The journal is read once, streamed (run() is given what prepare() found), and the live
-        # display keeps of its records only what it shows: the SPRT tests (an SPRT entry,
-        # referee/tournament/sprt.py, may stop early: the total is what is left to play of it),
-        # the top of the standings (memory grows with the entrants, not the matches), the faults.
-        gauntlets = sprt.Gauntlets(config)
-        live_tally = st.Tally(points=False)
-        journaled = {"faults": 0}
-
-        def tally(record):
-            gauntlets.add(record)
-            live_tally.add(record)
-            journaled["faults"] += sum(record["faults"])
-
         signer = None
         if sign_key is not None:
             from referee.signing import load_signer
 
             signer = load_signer(sign_key)
-        prepared = tour.prepare(config, resume, each=tally, signer=signer)
-        done = len(prepared.done)
-        scheduled = sum(len(span) for span in config.spans())
-        total = scheduled - gauntlets.unplayed()
-        console = _console()
-        where = f"{config.concurrency} at once" if config.executor == "local" else "on dask"
-        console.print(f"{config.name}: {total} matches{' at most' if gauntlets else ''} ({done} already "
-                      f"in the journal), {where}, output in {config.out}", highlight=False, markup=False)
-        playing = {name for g in config.games for name in g.entrants}
-        if config.bot_limits.get("sandbox", "none") == "none" and any(
-                config.entrants[name].command for name in playing):
+        run = Tournament(config, registry, resume=resume, plugins_dir=_plugins_dir(), signer=signer, verify=verify)
+        _show(run, _console())
+
+
+def _show(run: Any, console: Any) -> None:
+    """Display a tournament's events as they come: the plan, a line per finished match (a live bar
+    and the top of the standings on a terminal, a plain line now and then elsewhere), the
+    standings, the SPRT summaries, the index; exit 130 on Ctrl-C, 1 if a replay failed --verify,
+    3 if a match failed on the referee's side (the standings leave it out)."""
+    from referee.tournament import events as ev
+
+    view = _View(run, console)
+    try:
+        with view:
+            for event in run:
+                view.show(event)
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: {view.done} of {view.total} matches are in the journal; "
+                   "run again with --resume to finish", err=True)
+        raise typer.Exit(130) from None
+    finished = view.finished
+    assert isinstance(finished, ev.Finished)
+    console.print(f"index: {finished.index}", highlight=False, markup=False)
+    try:
+        _report_verified(console, finished.verified)
+    finally:
+        _failures_reported(console, finished.standings.get("failed"))  # exit 3 rather than verify's 1
+
+
+class _View:
+    """The terminal side of `referee tournament`: what it shows of each event, and only that."""
+
+    def __init__(self, run: Any, console: Any) -> None:
+        self.run, self.console = run, console
+        self.interactive = console.is_terminal
+        self.done = self.total = self.shown = 0
+        self.at = 0.0  # when the live display (or the plain line) was last drawn
+        self.every = 1
+        self.live: Any = None
+        self.progress: Any = None
+        self.task: Any = None
+        self.pages: Any = None  # the index's bar (a terminal only)
+        self.plain = False  # a plain line was printed for the last match
+        self.finished: Any = None
+
+    def __enter__(self) -> "_View":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop()
+
+    def _stop(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+        if self.pages is not None:
+            self.pages.__exit__(None, None, None)
+            self.pages = None
+
+    def say(self, text: str) -> None:
+        """A line above the live display on a terminal, else on its own."""
+        (self.live.console if self.live is not None else self.console).print(
+            text, highlight=False, markup=False, soft_wrap=True)
+
+    def show(self, event: Any) -> None:
+        """Display one event."""
+        import time
+
+        from referee.tournament import events as ev
+        from referee.tournament.reporting import match_line
+
+        console = self.console
+        if isinstance(event, ev.Started):
+            self._start(event.plan)
+        elif isinstance(event, ev.BackendReady):
+            if event.kind != "local":
+                console.print(f"matches run on {event.description}", highlight=False, markup=False)
+        elif isinstance(event, ev.MatchFinished):
+            p = event.progress
+            self.done, self.total = p.done, p.total
+            self.progress.update(self.task, completed=p.done, total=p.total, faults=p.faults)
+            # a line per finished match (like cutechess's), above the live display on a terminal
+            self.say(match_line(event.record, p.done, p.total, p.eta_s))
+            now = time.monotonic()
+            self.plain = False
+            if self.interactive:
+                if now - self.at > 0.5 or p.done == p.total:
+                    self._redraw(now)
+            # (once an SPRT entry decided, done == total at each of its matches still in play:
+            # the last line comes once the run ends)
+            elif p.done % self.every == 0 or p.done == p.total and not p.skipped or now - self.at > 30:
+                self._plain_line()
+                self.plain = True
+        elif isinstance(event, ev.SprtStep):
+            if event.decided:
+                if self.interactive:
+                    self._redraw(time.monotonic())
+                elif not self.plain:
+                    console.print(event.status, highlight=False, markup=False)
+        elif isinstance(event, ev.MatchFailed):
+            self.say(f"failed: match {event.record['key']} on the referee's side, counted for no one (--resume "
+                     f"plays it again): {event.record['error']}")
+        elif isinstance(event, ev.Notice):
+            # what the run waits for (no Dask worker connected) goes to stdout, like the rest
+            self.say(f"warning: {event.text}" if event.kind == "warning" else event.text)
+        elif isinstance(event, ev.StandingsWritten):
+            if self.live is not None:
+                self._stop()
+            elif not self.interactive and self.shown != self.done:
+                self._plain_line()
+            _print_standings(console, event.standings, self.run.config.name)
+            console.print("written: " + ", ".join(str(p) for p in event.paths), highlight=False, markup=False)
+            for summary in event.sprt_summaries:
+                for line in summary:
+                    console.print(line, highlight=False, markup=False)
+        elif isinstance(event, ev.IndexProgress):
+            self._pages(event)
+        elif isinstance(event, ev.Finished):
+            self._stop()
+            self.finished = event
+
+    def _start(self, plan: Any) -> None:
+        """The run's first line, the sandbox warning, and the live display (on a terminal)."""
+        from rich.live import Live
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        console = self.console
+        self.done, self.total, self.shown = plan.done, plan.total, plan.done
+        self.every = max(1, plan.total // 20)
+        where = f"{plan.concurrency} at once" if plan.executor == "local" else "on dask"
+        console.print(f"{plan.name}: {plan.total} matches{' at most' if plan.at_most else ''} ({plan.done} already "
+                      f"in the journal), {where}, output in {plan.out}", highlight=False, markup=False)
+        if plan.unsandboxed:
             from referee.bots.sandbox import UNSANDBOXED
 
             advice = UNSANDBOXED.replace("--sandbox bwrap", 'sandbox = "bwrap" in [limits]')
             typer.echo(f"warning: {advice}", err=True)
-        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("faults: {task.fields[faults]}"), TimeRemainingColumn(),
-                            console=console)
-        task = progress.add_task("matches", total=total, completed=done, faults=journaled["faults"])
-        # The live top is tallied as matches finish; the final standings are computed from the
-        # journal, in schedule order.
-        finished = {"count": done, "at": 0.0, "total": total, "shown": done, "resumed": done,
-                    "since": _time.monotonic()}
-        verifier = TournamentVerifier(config.out, registry, verify, prepared.signer)
-
-        def view():
-            tests = [Text(g.status()) for g in gauntlets]
-            if not finished["count"]:
-                return Group(progress, *tests)
-            top = live_tally.table()
-            return Group(progress, *tests, st.rich_table(top, "Top of the standings", limit=5, points=False))
-
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("faults: {task.fields[faults]}"), TimeRemainingColumn(),
+                                 console=console)
+        self.task = self.progress.add_task("matches", total=plan.total, completed=plan.done,
+                                           faults=plan.faults)
         # In a terminal a live bar and the top of the standings; elsewhere (a log, CI, nohup) a
         # plain line now and then, since a live display is drawn there only at the end.
-        interactive = console.is_terminal
-        every = max(1, total // 20)
-        with Live(view(), console=console, refresh_per_second=4, transient=False) if interactive \
-                else nullcontext() as live:
+        if self.interactive:
+            self.live = Live(self._view(), console=console, refresh_per_second=4, transient=False)
+            self.live.start()
 
-            def on_result(record):
-                verifier.check(record)
-                live_tally.add(record)
-                decided = gauntlets.add(record)
-                finished["count"] += 1
-                total = finished["total"] = scheduled - gauntlets.unplayed()
-                progress.update(task, advance=1, total=total,
-                                faults=progress.tasks[0].fields["faults"] + sum(record["faults"]))
-                now = _time.monotonic()
-                count = finished["count"]
-                # a line per finished match (like cutechess's), above the live display on a terminal
-                played = count - finished["resumed"]
-                eta = (now - finished["since"]) / played * (total - count) if played and total > count else None
-                line = match_line(record, count, total, eta)
-                (live.console if interactive else console).print(line, highlight=False, markup=False,
-                                                                 soft_wrap=True)
-                if interactive:
-                    if now - finished["at"] > 0.5 or count == total or decided:
-                        finished["at"] = now
-                        live.update(view())
-                # (once an SPRT entry decided, count == total at each of its matches still in play:
-                # the last line comes once the run ends)
-                elif count % every == 0 or count == total and not gauntlets.unplayed() or now - finished["at"] > 30:
-                    plain_line()
-                elif decided:
-                    console.print(gauntlets.of(record["index"]).status(), highlight=False, markup=False)
+    def _view(self) -> Any:
+        """The live display: the bar, each SPRT test's status, the top of the standings."""
+        from rich.console import Group
+        from rich.text import Text
 
-            def plain_line():
-                finished["at"], finished["shown"] = _time.monotonic(), finished["count"]
-                console.print(f"{finished['count']} of {finished['total']} matches played, "
-                              f"{progress.tasks[0].fields['faults']} faults", highlight=False)
-                for g in gauntlets:
-                    console.print(g.status(), highlight=False, markup=False)
+        from referee.tournament import standings as st
 
-            def on_start(backend):
-                if backend.kind != "local":
-                    console.print(f"matches run on {backend.description}", highlight=False, markup=False)
+        tests = [Text(line) for line in self.run.sprt_status()]
+        top = self.run.live_table()
+        if not top:
+            return Group(self.progress, *tests)
+        return Group(self.progress, *tests, st.rich_table(top, "Top of the standings", limit=5, points=False))
 
-            def say(text):
-                (live.console if interactive else console).print(text, highlight=False, markup=False,
-                                                                 soft_wrap=True)
+    def _redraw(self, now: float) -> None:
+        self.at = now
+        if self.live is not None:
+            self.live.update(self._view())
 
-            def on_failure(record):
-                say(f"failed: match {record['key']} on the referee's side, counted for no one (--resume plays "
-                    f"it again): {record['error']}")
+    def _plain_line(self) -> None:
+        import time
 
-            try:
-                # what the run waits for (no Dask worker connected) goes to stdout, like the rest
-                tour.run(config, resume=resume, plugins_dir=_state["plugins_dir"], on_result=on_result,
-                         on_start=on_start, keep=False, prepared=prepared,
-                         on_warning=lambda text: say(f"warning: {text}"), on_note=say, on_failure=on_failure)
-            except KeyboardInterrupt:
-                if interactive:
-                    live.stop()
-                typer.echo(f"interrupted: {finished['count']} of {finished['total']} matches are in the journal; "
-                           "run again with --resume to finish", err=True)
-                raise typer.Exit(130) from None
-            if not interactive and finished["shown"] != finished["count"]:
-                plain_line()
-        del prepared  # its indices: no use now
-        # streamed from the journal; the matches of an SPRT entry beyond its deciding set are not
-        # counted (timing chose them)
-        table = _show_standings(console, config.out / tour.JOURNAL, config.out, config.name)
-        for g in gauntlets:
-            for line in g.summary():
-                console.print(line, highlight=False, markup=False)
-        from referee.replay.index import write_index
+        self.at, self.shown = time.monotonic(), self.done
+        self.console.print(f"{self.done} of {self.total} matches played, "
+                           f"{self.progress.tasks[0].fields['faults']} faults", highlight=False)
+        for line in self.run.sprt_status():
+            self.console.print(line, highlight=False, markup=False)
 
-        with rich_progress(console) as progress, _writing_index(config.out):  # a bar on a terminal
-            # the pages on as many processes as the matches ran on (all cores after a Dask run)
-            jobs = config.concurrency if config.executor == "local" and config.concurrency > 0 else os.cpu_count()
-            path = write_index(config.out, registry, table, progress=progress, jobs=jobs or 1,
-                               viewers=config.output.viewers)
-        console.print(f"index: {path}", highlight=False, markup=False)
-        try:
-            verifier.report(console)
-        finally:
-            _failures_reported(console, table.get("failed"))  # exit 3 rather than verify's 1
+    def _pages(self, event: Any) -> None:
+        """The index's viewer pages as a bar on a terminal (gone once the index is written)."""
+        if not self.interactive:
+            return
+        if self.pages is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.pages = Progress(TextColumn("index: viewer pages"), BarColumn(), MofNCompleteColumn(),
+                                  TimeRemainingColumn(), console=self.console, transient=True)
+            self.pages.__enter__()
+            self.pages_task = self.pages.add_task("pages", total=None)
+        self.pages.update(self.pages_task, completed=event.done, total=event.total)
+
+
+def _report_verified(console: Any, verified: Any) -> None:
+    """Print how many replays were verified (`--verify`); exit 1 if one failed."""
+    from rich.markup import escape
+
+    if verified is None:
+        return
+    console.print(f"verified {verified.checked} replays: "
+                  f"{'all OK' if not verified.failures else f'{len(verified.failures)} failed'}", highlight=False)
+    for failure in verified.failures:
+        console.print(f"[red]verify[/red] {escape(failure)}", highlight=False)
+    if verified.failures:
+        raise typer.Exit(1)
 
 
 def _failures_reported(console, failed) -> None:
@@ -235,21 +290,6 @@ def _print_failures(console, failed) -> None:
         console.print(f"  {len(keys)} x {error} ({shown})", highlight=False, markup=False, soft_wrap=True)
 
 
-@contextmanager
-def _writing_index(out: Path):
-    """An OSError writing the index under `out` as one line (DiskFull for a full disk): the
-    journal and standings are whole, and the index can be built again."""
-    from referee.errors import DiskFull, RefereeError, full_disk
-
-    try:
-        yield
-    except OSError as exc:
-        full = full_disk(exc)
-        if full is not None:
-            raise DiskFull.of(full, out, f"build the index with `referee replay --index {out}`") from None
-        raise RefereeError(f"cannot write the index into {str(out)!r}: {exc.strerror or exc}") from None
-
-
 @app.command()
 def standings(
     journal: Annotated[Path, typer.Argument(help="A tournament's journal.jsonl.")],
@@ -267,8 +307,13 @@ def standings(
         head = next((r for r in st.iter_journal(journal) if r["type"] == "tournament"), None)
         if next(st.counted_journal(journal), None) is None:
             raise UsageError(f"{journal} holds no finished match")
+        from referee.tournament.outputs import standings_files
+
         console = _console()
-        table = _show_standings(console, journal, out or journal.parent, head.get("name", "") if head else "")
+        name = head.get("name", "") if head else ""
+        table, paths, _ = standings_files(journal, out or journal.parent, name, _registry())
+        _print_standings(console, table, name)
+        console.print("written: " + ", ".join(str(p) for p in paths), highlight=False, markup=False)
         for outcome in table["sprt"]:  # the tournament prints its own, longer block (Gauntlet.summary)
             lower, upper = outcome.test.bounds()
             console.print(f"sprt games[{outcome.game_index}] {outcome.focus}: LLR {outcome.llr:.2f} ({lower:.2f}, "
@@ -278,14 +323,13 @@ def standings(
             _print_failures(console, table["failed"])
 
 
-def _show_standings(console, journal: Path, out_dir: Path, name: str) -> dict:
-    """Print the standings of a journal's counted matches (as `referee tournament` counts them,
-    read in streamed passes: memory never holds every record) and write the standings files;
-    returns them (computed once: the index uses them too)."""
+def _print_standings(console, table: dict, name: str) -> None:
+    """Print the standings `referee.tournament.outputs.standings_files` computed: each game's
+    table, the cross-game one where it applies, the head-to-head matrices, the faults."""
     from referee.tournament import head_to_head
     from referee.tournament import standings as st
+    from referee.tournament.reporting import rich_fault_table
 
-    table = st.compute_journal(journal)
     few = st.few_sets(table)  # why a range is "-" (issue 26)
     for game, rows in table["games"].items():  # each game's standings lead (issue 26)
         console.print(st.rich_table(rows, f"Standings: {name}: {game}", note=few.get(game)))
@@ -297,83 +341,6 @@ def _show_standings(console, journal: Path, out_dir: Path, name: str) -> dict:
         order = [r.entrant for r in table["games"][game]]
         console.print(head_to_head.rich_table(pairs, f"{game}: head to head", order,
                                               min_sets=table["min_sets"][game]))
-    from referee.tournament.reporting import fault_rows, rich_fault_table
-
-    faults = fault_rows(st.counted_journal(journal))
-    shown = rich_fault_table(faults)
+    shown = rich_fault_table(table["faults"])
     if shown is not None:
         console.print(shown)
-    table["faults"] = faults
-    table["failed"] = st.failed_matches(journal)  # in the files when there are some
-    table["sprt"] = st.sprt_outcomes(journal)  # each SPRT entry's verdict, LLR, bounds and sets
-    notes = _score_notes(table["games"])
-    try:
-        paths = st.write_all(table, out_dir, name, notes)
-    except OSError as exc:
-        from referee.errors import DiskFull, UsageError, full_disk
-
-        full = full_disk(exc)
-        if full is not None:
-            raise DiskFull.of(full, out_dir, f"run `referee standings {journal}`") from None
-        raise UsageError(f"cannot write the standings into {str(out_dir)!r}: {exc.strerror or exc}") from None
-    console.print("written: " + ", ".join(str(p) for p in paths), highlight=False, markup=False)
-    return table
-
-
-def _score_notes(games) -> list[str]:
-    """What the points of these games are, where their describers say ("<title>: <what>")."""
-    from referee.describe import describer_of
-
-    registry = _registry()
-    notes = []
-    for name in games:
-        game = registry.games.get(name)
-        note = describer_of(game).score_note() if game is not None else None
-        if note:
-            notes.append(f"{game.title}: {note}")
-    return notes
-
-
-class TournamentVerifier:
-    """`referee tournament --verify`: verify each replay as its match ends, count failures."""
-
-    def __init__(self, out_dir: Path, registry: Any, enabled: bool, signer: Any = None) -> None:
-        self.out_dir, self.registry, self.enabled = Path(out_dir), registry, enabled
-        # the signatures too, with the public key of the run's signer
-        self.key = None
-        if signer is not None:
-            from referee.signing import Verifier
-
-            self.key = Verifier(signer.public)
-        self.checked = 0
-        self.failures: list[str] = []
-
-    def check(self, record: dict[str, Any]) -> None:
-        """Verify the replay of one journal record (a no-op when not enabled)."""
-        if not self.enabled or not record.get("replay"):
-            return
-        from referee.errors import UsageError
-        from referee.replay.verify import verify_file
-
-        path = self.out_dir / record["replay"]
-        self.checked += 1
-        try:
-            verdict = verify_file(path, self.registry, self.key)
-        except UsageError as exc:
-            self.failures.append(f"{path}: {exc}")
-            return
-        if not verdict.ok:
-            self.failures.append(f"{path}: {verdict.discrepancy}")
-
-    def report(self, console) -> None:
-        """Print how many replays were verified; exit 1 if one failed."""
-        from rich.markup import escape
-
-        if not self.enabled:
-            return
-        console.print(f"verified {self.checked} replays: "
-                      f"{'all OK' if not self.failures else f'{len(self.failures)} failed'}", highlight=False)
-        for failure in self.failures:
-            console.print(f"[red]verify[/red] {escape(failure)}", highlight=False)
-        if self.failures:
-            raise typer.Exit(1)

@@ -1,5 +1,5 @@
 """`referee replay FILE --html OUT.html`: a page to step through a match (a tournament's index,
-which links these pages, is referee/replay/index.py).
+which links these pages, is referee/tournament/index.py).
 
 The page needs no network: its script and style (referee/replay/viewer.js, viewer.css, around
 the page shell viewer.html) are inlined, or, for a tournament, written once beside its pages and

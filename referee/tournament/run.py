@@ -1,4 +1,7 @@
-"""Running a tournament: matches in worker processes, an fsynced results journal, resume.
+"""Running a tournament: the driver. It reads the journal once (`prepare`), hands the matches to
+the workers and journals their results (`play_events`, a generator of events: events.py).
+The journal and the output directory are journal.py's, the worker processes workers.py's,
+playing one match play.py's.
 
 The driver alone writes the journal (`journal.jsonl` in the output dir): a first line naming the
 tournament and a fingerprint of its schedule, then one JSON line per finished match, flushed and
@@ -32,20 +35,10 @@ go by schedule index, whatever the order.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import fcntl
-import hashlib
 import itertools
-import json
-import multiprocessing
-import multiprocessing.util
 import os
-import select
 import shlex
-import signal
-import tempfile
-import threading
 import time
-import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -53,523 +46,25 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from referee import sealing, signing
+import referee.sealing as sealing
+import referee.signing as signing
 
-from referee.tournament import designs, executors, sprt
+from referee.tournament import executors, sprt
 
 from referee.bots import sandbox
-from referee.errors import DiskFull, RefereeError, RefereeFailure, UsageError, first_line, full_disk
+from referee.errors import DiskFull, RefereeError, RefereeFailure, UsageError, full_disk
 from referee.bots.limits import spin_us
-from referee.runner import Limits, Seat
-from referee.tournament.config import SHARD_AT, Entrant, MatchSpec, Output, TournamentConfig, derive_seed
+from referee.runner import Limits
+from referee.tournament.config import SHARD_AT, Entrant, TournamentConfig
+from referee.tournament.schedule import MatchSpec
+from referee.tournament.events import BackendReady, MatchFailed, MatchFinished, MatchStarted, Notice, Progress, SprtStep
+from referee.tournament.journal import JOURNAL, RESUME, Journal, _claimed, _repair, claim, fingerprint
+from referee.tournament.play import FAILURE, FILES, play_local, play_task, reuse_pool
+from referee.tournament.play import KEPT, POOL_MAX, play  # noqa: F401 (where the tests and bench/ look them up)
+from referee.tournament.workers import InFlight, _worker_init
 
-JOURNAL = "journal.jsonl"
 SETUP_VERSION = 1  # the journal head's "setup" (sealed deals); journals without it are refused
-LOCK = ".lock"  # held (flock) by the run using the output directory; holds its pid
-FAILURE = "failure"  # the journal record type of a match that failed on the referee's side
 FAILED_IN_A_ROW = 5  # matches failing on the referee's side one after another that stop the run
-TRACEBACK_KEPT = 4000  # characters of a failed match's traceback kept in its journal record
-RESUME = "run again with --resume: the journal keeps every finished match"
-
-
-def fingerprint(matches: list[MatchSpec]) -> str:
-    """A digest of the whole schedule: a journal only resumes the tournament it was written for.
-
-    The digest of `json.dumps([asdict(m) for m in matches], sort_keys=True)`, hashed a match at
-    a time: the whole schedule is never held as JSON (which cost 1.5 KB a match at its peak).
-    """
-    digest = hashlib.sha256(b"[")
-    encode = json.JSONEncoder(sort_keys=True).encode
-    for k, m in enumerate(matches):
-        if k:
-            digest.update(b", ")
-        digest.update(encode(asdict(m)).encode())
-    digest.update(b"]")
-    return digest.hexdigest()[:16]
-
-
-# -- worker side -------------------------------------------------------------------------------
-
-_registry = None
-_registries: dict[str | None, Any] = {}  # per plugins dir, in a dask worker (several threads)
-_registry_lock = threading.Lock()
-
-
-class _Terminated(BaseException):
-    """Raised in a worker on SIGTERM, so the match's finally blocks kill its bots."""
-
-
-class InFlight:
-    """The match each local worker is playing, in memory the driver shares with its workers.
-
-    A worker notes a match's schedule index as it starts it and clears it once the match has
-    stopped, even when stopped by SIGTERM. So once every worker of a broken pool has ended, an
-    index still noted is that of a match whose worker was killed outright (SIGKILL, OOM).
-    """
-
-    def __init__(self, workers: int) -> None:
-        # per worker: its pid, and 1 + the index of the match it plays (0: none)
-        self._slots = multiprocessing.get_context("forkserver").Array("q", 2 * workers)
-        self._mine: int | None = None
-
-    def start(self, index: int) -> None:
-        """In a worker: it plays match `index` (its slot is taken at its first match)."""
-        slots = self._slots
-        if self._mine is None:
-            with slots.get_lock():
-                self._mine = next(k for k in range(0, len(slots), 2) if slots[k] == 0)
-                slots[self._mine] = os.getpid()
-        slots[self._mine + 1] = index + 1
-
-    def stop(self) -> None:
-        """In a worker: its match has stopped."""
-        if self._mine is not None:
-            self._slots[self._mine + 1] = 0
-
-    def left(self) -> list[int]:
-        """In the driver, once every worker has ended: the matches whose worker was killed."""
-        return [v - 1 for v in self._slots[1::2] if v]
-
-    def clear(self) -> None:
-        """In the driver, before new workers start: every slot free."""
-        self._slots[:] = [0] * len(self._slots)
-
-
-_idle = threading.Event()  # set while this worker plays no match (see play_local)
-_idle.set()
-
-
-_in_flight: InFlight | None = None  # where this worker notes the match it plays
-_pool = None  # this worker's BotPool: bot processes kept between its matches (None: no reuse)
-
-#: the most processes a worker keeps idle per entrant command (see `reuse_pool`)
-POOL_MAX = 8
-#: the processes a worker keeps idle per entrant command when no SPRT entry needs more: in the
-#: play order a process plays a seating's seeds in a run, then waits for another entry's deals
-#: (the shipped tournament at one worker: 1,018 starts with 2 kept, 966 with 8, for a quarter of
-#: the idle processes: 8 kept took 1.2 GB at two workers)
-KEPT = 2
-#: the most deals of an entrant a worker's pool is told (see `reuse_pool`)
-SPENT_MAX = 1000
-
-
-def _end_pool(grace: bool) -> None:
-    """End every bot process this worker keeps (at its exit: with their grace after EOF)."""
-    global _pool
-    pool, _pool = _pool, None
-    if pool is not None:
-        pool.close(grace)
-
-
-def _on_term(signum, frame):
-    if _idle.is_set():
-        # between matches: only the kept bots to kill; exit at once (no traceback, and no waiting
-        # for a lock on the pool's queues that a worker killed outright may have left held)
-        _end_pool(grace=False)
-        os._exit(1)
-    raise _Terminated()
-
-
-def _worker_init(plugins_dir: str | None, driver: int | None = None, in_flight: InFlight | None = None,
-                 scratch: str | None = None, reuse: tuple[int, int, dict[str, frozenset]] | None = None) -> None:
-    """A local worker's set-up; with `reuse` (pool size, most matches per process, the deals of
-    entrants: `reuse_pool`) it keeps the bot processes that declared reuse between its matches,
-    ending them when it exits."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides what Ctrl-C means
-    if scratch is not None:
-        sandbox.use_scratch_root(scratch)  # the run's one scratch root, which the driver removes
-    signal.signal(signal.SIGTERM, _on_term)
-    global _in_flight, _pool
-    if reuse is not None:
-        from referee.bots.pool import BotPool
-
-        _pool = BotPool(*reuse)
-        # run when the worker exits (multiprocessing's exit function; atexit is not run there)
-        multiprocessing.util.Finalize(None, _end_pool, args=(True,), exitpriority=10)
-    if driver is not None:
-        _exit_with(driver)
-    _in_flight = in_flight
-    global _registry
-    from referee.plugins import load_registry
-
-    _registry = load_registry(plugins_dir)
-
-
-def _exit_with(driver: int) -> None:
-    """End this worker when the driver process ends, however it ended (even SIGKILL).
-
-    A watcher thread waits for the driver; then it stops the match in progress, if any (SIGTERM
-    to the main thread: the match's finally blocks kill its bots), and ends the worker once no
-    match is in progress. Without it an orphaned worker played on, writing replays that a
-    `--resume` run was writing too.
-    """
-    main = threading.main_thread().ident
-
-    def watch() -> None:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # SIGTERM is the main thread's
-        _wait_for_exit(driver)
-        signal.pthread_kill(main, signal.SIGTERM)
-        _idle.wait()
-        _end_pool(grace=False)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="referee-driver-watch", daemon=True).start()
-
-
-def _wait_for_exit(pid: int) -> None:
-    """Return once process `pid` has ended: a pidfd where the kernel has them, else polling."""
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return
-    except (AttributeError, OSError):  # no pidfd_open (kernel < 5.3, not Linux)
-        while True:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                return
-            except PermissionError:
-                pass
-            time.sleep(0.5)
-    try:
-        select.select([fd], [], [])  # readable once the process has ended
-    finally:
-        os.close(fd)
-
-
-def _registry_for(plugins_dir: str | None):
-    """The plugin registry of this worker: loaded once per process (and plugins dir)."""
-    if _registry is not None:
-        return _registry
-    with _registry_lock:
-        if plugins_dir not in _registries:
-            from referee.plugins import load_registry
-
-            _registries[plugins_dir] = load_registry(plugins_dir)
-        return _registries[plugins_dir]
-
-
-_guard_prefix = sandbox.guard_prefix  # the parent-death guard's command prefix, under its old name
-
-
-def _guard(players: list[Any]) -> None:
-    """Prefix every subprocess bot's command with the parent-death guard (referee.match.guard)."""
-    from referee.match import guard
-
-    guard(players)
-
-
-def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
-         plugins_dir: str | None = None, guard: bool = False, key: sealing.DealKey | None = None,
-         hide: list[str] | None = None, output: Output = Output(), pool: Any = None,
-         signer: signing.Signer | None = None) -> dict[str, Any]:
-    """Play one scheduled match (in a worker) and return its journal record.
-
-    The deal is sealed by the tournament's `key`. With `guard`, each bot runs under a
-    parent-death guard (`setpriv --pdeathsig KILL`), so it dies with the worker even when the
-    worker is killed without any cleanup. A sandboxed bot sees nothing of `out_dir` (journal,
-    deal key, replays, logs) nor of the directories in `hide`. With a `pool`
-    (referee.bots.pool.BotPool) a seat may be played by a bot process kept from an earlier
-    match (`reuse_keys`), which keeps it afterwards if the bot declared reuse.
-
-    The replay is written under a temporary name and renamed once the match is over, so no
-    attempt ever leaves a torn replay or writes into another's; with `output.replays` "faults"
-    a match without a fault keeps no replay and no log (its record's "replay" is None).
-
-    With a `signer` the replay's result is signed, and the record names the replay's SHA-256
-    (`replay_sha256`), which `referee verify` checks (the driver signs the record itself).
-    """
-    from referee.match import MatchRequest, Reuse, play_match
-
-    registry = _registry_for(plugins_dir)
-    game = registry.games[spec.game]
-    chosen = [entrants[name] for name in spec.seats]
-    seats = [Seat(e.name, "strategy" if e.strategy else "command", e.spec, e.move_ms) for e in chosen]
-    commands = [
-        None if e.strategy else {"cwd": e.cwd, "env": {**os.environ, **e.env} if e.env else None,
-                                 **({"start_ms": e.start_ms} if e.start_ms else {}),
-                                 **({"home": e.dir} if e.dir else {}), **({"shared": e.shared} if e.shared else {})}
-        for e in chosen
-    ]
-    relative = output.replay(spec.index, spec.key)
-    final = Path(out_dir) / relative
-    replay_dir = final.parent
-    replay_dir.mkdir(parents=True, exist_ok=True)
-    # the same suffix (.gz: compressed) under a name no other attempt uses
-    partial = replay_dir / f".{final.stem}.part-{os.getpid()}-{os.urandom(4).hex()}{final.suffix}"
-    started = time.perf_counter()
-    wall = time.monotonic()
-    outputs = Path(out_dir)
-    # The whole output directory, and by name what it holds (for a bot whose own directory it holds)
-    secret = [outputs, outputs / "replays", replay_dir, outputs / JOURNAL, outputs / sealing.KEY_FILE,
-              outputs / signing.KEY_FILE, *([signer.source] if signer is not None and signer.source else [])]
-    request = MatchRequest(game, spec.config, spec.seed, tuple(seats), registry, limits, key, signer, registry.hooks,
-                           replay=partial, log_dir=replay_dir, log_stem=spec.key, hide=(*secret, *(hide or ())),
-                           commands=tuple(commands), guard=guard,
-                           reuse=Reuse(pool, outputs, tuple(hide or ())) if pool is not None else None)
-    try:
-        result = play_match(request)
-        res = result.result
-        if output.replays == "faults" and not any(res["faults"]):
-            relative = None
-            partial.unlink()
-            for seat in range(len(seats)):
-                (replay_dir / f"{spec.key}.seat{seat}.log").unlink(missing_ok=True)
-        else:
-            os.replace(partial, final)
-    finally:
-        partial.unlink(missing_ok=True)  # a match stopped halfway leaves nothing behind
-    record = {
-        "type": "match",
-        "index": spec.index,
-        "key": spec.key,
-        "game": spec.game,
-        "seed": spec.seed,
-        "seats": list(spec.seats),
-        "scores": res["scores"],
-        "ranks": res["ranks"],
-        "faults": res["faults"],
-        "disqualified": res["disqualified"],
-        "fault_log": res["fault_log"],
-        "decisions": result.decisions,
-        "seconds": round(time.perf_counter() - started, 4),
-        "pid": os.getpid(),
-        "started": wall,
-        "ended": time.monotonic(),
-        "replay": relative,
-    }
-    if signer is not None and relative is not None:
-        record["replay_sha256"] = result.digest
-    return record
-
-
-def reuse_keys(players: list[Any], chosen: list[Entrant], outputs: Path,
-               hide: list[str] | None = None) -> list[tuple | None]:
-    """Per seat, the key of the bot process a BotPool may seat there (referee.match.reuse_keys,
-    by entrant)."""
-    from referee.match import reuse_keys as keys
-
-    return keys(players, [e.name for e in chosen], outputs, hide)
-
-
-def reuse_pool(config: TournamentConfig) -> tuple[int, int, dict[str, frozenset]] | None:
-    """(processes kept idle per entrant command, most matches per process, every deal of each
-    entrant that has fewer than that) of each local worker's BotPool, or None without reuse
-    (`reuse_matches` 0 or 1, or not the local executor).
-
-    A process plays no deal twice, so the seatings of one seed need as many processes. An SPRT
-    entry plays each duplicate set whole (its seatings of one deal back to back), so the pool
-    keeps as many as its largest set, at most POOL_MAX; any other entry is played a seating's
-    seeds at a time (`TournamentConfig.play_order`), and KEPT do. A process that has played
-    every deal of its entrant is ended at once (an entrant with as many deals as reuse_matches
-    or more, or over SPENT_MAX, is not listed: its processes end at reuse_matches first, or
-    wait idle)."""
-    if config.reuse_matches < 2 or config.executor != "local":
-        return None
-    sets = [designs.size(g.seating, g.players) for g in config.games if g.duplicate and g.sprt is not None]
-    deals: dict[str, set] = {}
-    for g_index, entry in enumerate(config.games):
-        seeds = [(entry.game, derive_seed(config.seed, entry.game, g_index, i)) for i in range(entry.seeds)]
-        for name in entry.entrants:
-            if config.entrants[name].command is not None:
-                deals.setdefault(name, set()).update(seeds)
-    few = {name: frozenset(d) for name, d in deals.items() if len(d) < min(config.reuse_matches, SPENT_MAX + 1)}
-    return min(POOL_MAX, max([KEPT, *sets])), config.reuse_matches, few
-
-
-def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
-               key: sealing.DealKey, output: Output = Output(), signer: signing.Signer | None = None) -> dict[str, Any]:
-    """One match in a local worker process (see `_worker_init`): `play`, its bots guarded, so a
-    worker killed outright (SIGKILL, OOM) takes its bots with it; kept bots from this worker's
-    pool, if it has one."""
-    _idle.clear()
-    try:
-        if _in_flight is not None:
-            _in_flight.start(spec.index)
-        try:
-            return play(spec, entrants, limits, out_dir, None, True, key, output=output, pool=_pool, signer=signer)
-        except Exception as exc:
-            return failure_record(spec, exc, out_dir)
-    finally:
-        if _in_flight is not None:
-            _in_flight.stop()
-        _idle.set()
-
-
-FILES = "files"  # the key of a task's returned files; never journaled
-
-
-def play_task(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir: str,
-              plugins_dir: str | None, shared_out: bool, key: sealing.DealKey,
-              output: Output = Output(), signer: signing.Signer | None = None) -> dict[str, Any]:
-    """One match as a task on a (dask) worker that may be another machine or die mid-match.
-
-    The bots are guarded (they die with the worker). With `shared_out` the worker writes the
-    replay and bot logs into the output directory itself; otherwise it plays into a temporary
-    directory and returns them with the record, under FILES ({"replays/<name>": bytes}), for
-    the driver to write.
-    """
-    try:
-        if shared_out:
-            return play(spec, entrants, limits, out_dir, plugins_dir, guard=True, key=key, output=output,
-                        signer=signer)
-        # under the worker's scratch root: a worker killed mid-match leaves it to the next `sweep`
-        with tempfile.TemporaryDirectory(prefix="match-", dir=sandbox.scratch_root()) as tmp:
-            record = play(spec, entrants, limits, tmp, plugins_dir, guard=True, key=key, hide=[out_dir],
-                          output=output, signer=signer)
-            replays = Path(tmp) / "replays"
-            files = {p.relative_to(tmp).as_posix(): p.read_bytes() for p in sorted(replays.rglob("*"))
-                     if p.is_file()} if replays.is_dir() else {}
-    except Exception as exc:  # a failure record is a result: no retry by Dask, which would fail alike
-        return failure_record(spec, exc, out_dir)
-    record[FILES] = files
-    return record
-
-
-def failure_record(spec: MatchSpec, exc: Exception, out_dir: str) -> dict[str, Any]:
-    """The journal record of match `spec` failed on the referee's side with `exc`: no seat
-    blamed, no result counted; the error's first line and its traceback's end. A full disk is
-    noted (`full`: the line that stops the run), never journaled as the match's failure."""
-    record: dict[str, Any] = {
-        "type": FAILURE, "index": spec.index, "key": spec.key, "game": spec.game, "seed": spec.seed,
-        "seats": list(spec.seats), "error": first_line(exc),
-        "traceback": "".join(traceback.format_exception(exc))[-TRACEBACK_KEPT:], "pid": os.getpid(),
-        "ended": time.monotonic(),
-    }
-    full = full_disk(exc)
-    if full is not None:
-        record["full"] = str(DiskFull.of(full, out_dir, RESUME))
-    return record
-
-
-# -- driver side -------------------------------------------------------------------------------
-
-
-class Journal:
-    """The append-only results journal: one fsynced line per finished match.
-
-    With a `signer` every line is signed (referee/signing.py) over the SHA-256 of every line
-    before it: a chain, picked up from the file's own bytes when a run resumes it."""
-
-    def __init__(self, path: Path, head: dict[str, Any], signer: signing.Signer | None = None) -> None:
-        self.path = path
-        self._signer = signer
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        self._chain = hashlib.sha256()
-        if signer is not None and os.fstat(self._fd).st_size:
-            with open(path, "rb") as f:  # streamed: the journal is never held whole
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    self._chain.update(block)
-        if os.fstat(self._fd).st_size == 0:
-            try:
-                self.append(head)
-            except BaseException:
-                os.close(self._fd)
-                raise
-
-    def append(self, record: dict[str, Any]) -> None:
-        """Write one record as a line (signed, with a signer), fsynced."""
-        line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
-        if self._signer is not None:
-            line = signing.signed_line(self._signer, signing.JOURNAL, self._chain.digest(), line)
-        self._write(line)
-        if self._signer is not None:
-            self._chain.update(line)  # only a line the journal holds is chained
-
-    def _write(self, line: bytes) -> None:
-        """Append one whole line, fsynced. A write that fails (a full disk writes part of a
-        line, then fails) cuts the journal back to where the line began, so it never ends in
-        part of a line (which a later append would bury, making the journal unreadable):
-        DiskFull for a full disk, else RefereeError."""
-        start = os.lseek(self._fd, 0, os.SEEK_END)  # the run holds the journal: no other writer
-        try:
-            view = memoryview(line)
-            while view:
-                view = view[os.write(self._fd, view):]
-            os.fsync(self._fd)
-        except OSError as exc:
-            try:
-                os.ftruncate(self._fd, start)  # frees what was written: works on a full disk
-                os.fsync(self._fd)
-            except OSError:
-                pass  # _repair cuts a torn last line when the run resumes
-            if full_disk(exc) is not None:
-                raise DiskFull.of(exc, self.path, RESUME) from None
-            raise RefereeError(f"cannot write the journal {str(self.path)!r}: {exc.strerror or exc}; "
-                               f"once fixed, {RESUME}") from None
-
-    def close(self) -> None:
-        os.close(self._fd)
-
-
-def _repair(path: Path) -> None:
-    """Cut a line torn by a crash off the end of the journal, so appends stay line-aligned.
-
-    Read backwards from the end a block at a time to its last newline (the journal is never read
-    whole), and cut in place (never a rewrite, which a second crash could leave half done)."""
-    with open(path, "r+b") as f:
-        end = f.seek(0, os.SEEK_END)
-        if not end:
-            return
-        f.seek(end - 1)
-        if f.read(1) == b"\n":
-            return
-        cut = 0  # no newline at all: nothing of it was ever a whole line
-        stop = end
-        while stop > 0:
-            start = max(0, stop - 65536)
-            f.seek(start)
-            at = f.read(stop - start).rfind(b"\n")
-            if at >= 0:
-                cut = start + at + 1
-                break
-            stop = start
-        f.truncate(cut)
-        os.fsync(f.fileno())
-
-
-_claimed: dict[Path, int] = {}  # output directories this process holds: the lock file's fd
-
-
-@contextmanager
-def claim(out: Path) -> Iterator[None]:
-    """Hold output directory `out` (created if need be) for this run; UsageError if another run
-    holds it. Held by this process already, it is a no-op: the outermost claim releases it.
-
-    An exclusive flock on `out/.lock`, which the kernel releases when the run ends, however it
-    ends; the file stays (removing it would let two runs lock two different files).
-    """
-    key = out.resolve()
-    if key in _claimed:
-        yield
-        return
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise UsageError(f"cannot use {out} as the output directory: {exc.strerror}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.read(fd, 32).decode(errors="replace").strip()
-        os.close(fd)
-        raise UsageError(f"{out} is in use by another run{f' (pid {holder})' if holder.isdigit() else ''}: "
-                         "wait for it to end, or choose another --out") from None
-    os.ftruncate(fd, 0)
-    try:
-        os.write(fd, f"{os.getpid()}\n".encode())
-    except OSError as exc:
-        os.close(fd)
-        if full_disk(exc) is not None:
-            raise DiskFull.of(exc, out / LOCK, "run again") from None
-        raise UsageError(f"cannot use {out} as the output directory: {exc.strerror}") from None
-    _claimed[key] = fd
-    try:
-        yield
-    finally:
-        del _claimed[key]
-        os.ftruncate(fd, 0)
-        os.close(fd)
 
 
 class Prepared(NamedTuple):
@@ -583,6 +78,7 @@ class Prepared(NamedTuple):
     gauntlets: sprt.Gauntlets
     head: dict[str, Any]
     signer: signing.Signer | None = None  # signs the replays and the journal (referee/signing.py)
+    faults: int = 0  # the faults of the journaled matches
 
 
 def prepare(config: TournamentConfig, resume: bool,
@@ -617,6 +113,7 @@ def prepare(config: TournamentConfig, resume: bool,
         head["min_sets"] = config.min_sets()
     journal = config.out / JOURNAL
     done: set[int] = set()
+    faults = 0
     gauntlets = sprt.Gauntlets(config)
     if journal.exists() and journal.stat().st_size > 0:
         if not resume:
@@ -632,6 +129,7 @@ def prepare(config: TournamentConfig, resume: bool,
             if not checked:  # a match before any head: no journal this referee wrote
                 _check_head(journal, None, head, tests)
             done.add(record["index"])
+            faults += sum(record["faults"])
             gauntlets.add(record)
             if each is not None:
                 each(record)
@@ -639,7 +137,7 @@ def prepare(config: TournamentConfig, resume: bool,
             _check_head(journal, None, head, tests)
     todo = [m for m in config.play_order(matches) if m.index not in done and not gauntlets.stopped(m.index)]
     signing.publish(config.out, signer)  # once the journal is known to be this key's
-    return Prepared(todo, done, gauntlets, head, signer)
+    return Prepared(todo, done, gauntlets, head, signer, faults)
 
 
 def _check_head(journal: Path, old_head: dict[str, Any] | None, head: dict[str, Any],
@@ -734,7 +232,7 @@ def run(
     resume: bool = False,
     plugins_dir: str | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
-    on_start: Callable[[executors.Backend], None] | None = None,
+    on_start: Callable[[BackendReady], None] | None = None,
     keep: bool = True,
     on_warning: Callable[[str], None] | None = None,
     prepared: Prepared | None = None,
@@ -744,34 +242,38 @@ def run(
 ) -> list[dict[str, Any]]:
     """Play every match not yet journaled; returns every record (old and new) in schedule order.
 
+    `play_events` with callbacks: `on_result` is handed each record journaled, `on_failure` each
+    match failed on the referee's side, `on_start` the backend once it is up, `on_warning` and
+    `on_note` each Notice's sentence (see `play_events`).
+
     `prepared` is what `prepare(config, resume)` returned to a caller holding the output
     directory (`claim`) since: the journal is then not read again while the matches run.
 
     With `keep` False nothing is kept in memory (it returns []): results go to the journal and
     `on_result` only, so memory stays flat however long the tournament. With `keep` the
-    records are read back from the journal once the run is over.
-
-    A game entry with an SPRT (referee/tournament/sprt.py) stops once the test decides: no new match of it
-    is started (those not started are cancelled), those in play finish and are journaled, and
-    the decision is journaled as an "sprt" record. The records returned include those beyond
-    the deciding set: the standings count `sprt.counted(records, decisions)`.
-
-    The matches run on `config.executor` (see referee/tournament/executors.py); `on_start` is told which
-    backend once it is up. The output directory is held (`claim`) for the whole run: a second
-    run on it is refused. `on_warning` is told, in a sentence, when a worker was killed and its
-    matches are played again. `on_note` is told, in a sentence, when the matches wait for a
-    worker (a Dask scheduler with none connected: how many are, now and then) and when one
-    joins. A Dask scheduler lost mid-run ends it with a RefereeError naming the scheduler.
-
-    A match that fails on the referee's side is journaled as a FAILURE record, handed to
-    `on_failure`, and played again by `--resume`; FAILED_IN_A_ROW in a row end the run with a
-    RefereeFailure, and a full disk under the outputs ends it at once with a DiskFull.
+    records are read back from the journal once the run is over. The records returned include
+    those of an SPRT entry beyond its deciding set: the standings count `sprt.counted(records,
+    decisions)`.
     """
     if prepared is not None and config.out.resolve() not in _claimed:
         raise ValueError("run(prepared=...) needs the claim under which prepare() ran")
-    with claim(config.out), _disk_checked(config.out):
-        _run(config, prepared or prepare(config, resume, signer=signer), plugins_dir, on_result, on_start, on_warning,
-             on_note, on_failure)
+    with claim(config.out):
+        with _disk_checked(config.out):
+            prepared = prepared or prepare(config, resume, signer=signer)
+        for event in play_events(config, prepared, plugins_dir):
+            if isinstance(event, MatchFinished):
+                if on_result is not None:
+                    on_result(event.record)
+            elif isinstance(event, MatchFailed):
+                if on_failure is not None:
+                    on_failure(event.record)
+            elif isinstance(event, BackendReady):
+                if on_start is not None:
+                    on_start(event)  # its kind and description, as the backend's
+            elif isinstance(event, Notice):
+                told = on_warning if event.kind == "warning" else on_note
+                if told is not None:
+                    told(event.text)
         if not keep:
             return []
         from referee.tournament.standings import read_journal
@@ -779,13 +281,32 @@ def run(
         return sorted(read_journal(config.out / JOURNAL)[1], key=lambda r: r["index"])
 
 
-def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
-         on_result: Callable[[dict[str, Any]], None] | None,
-         on_start: Callable[[executors.Backend], None] | None,
-         on_warning: Callable[[str], None] | None = None,
-         on_note: Callable[[str], None] | None = None,
-         on_failure: Callable[[dict[str, Any]], None] | None = None) -> None:
-    todo, journaled, gauntlets, head, signer = prepared
+def play_events(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None = None
+                ) -> Iterator[BackendReady | MatchStarted | MatchFinished | MatchFailed | SprtStep | Notice]:
+    """Play every match `prepared` (see `prepare`, under the same `claim`) left to play, as a
+    generator of events (referee/tournament/events.py): BackendReady, then MatchStarted as each
+    match is handed to a worker, MatchFinished (or MatchFailed) once it is journaled, SprtStep
+    after each match of an SPRT entry, Notice for a worker killed (its matches played again) or
+    the matches waiting for a Dask worker. Closing the generator stops the workers: the journal
+    keeps every finished match, and `--resume` plays the rest.
+
+    A game entry with an SPRT (referee/tournament/sprt.py) stops once the test decides: no new match of it
+    is started (those not started are cancelled), those in play finish and are journaled, and
+    the decision is journaled as an "sprt" record.
+
+    The matches run on `config.executor` (see referee/tournament/executors.py). A Dask scheduler
+    lost mid-run ends it with a RefereeError naming the scheduler. A match that fails on the
+    referee's side is journaled as a FAILURE record and played again by `--resume`;
+    FAILED_IN_A_ROW in a row end the run with a RefereeFailure, and a full disk under the
+    outputs ends it at once with a DiskFull.
+    """
+    with _disk_checked(config.out):
+        yield from _run(config, prepared, plugins_dir)
+
+
+def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None
+         ) -> Iterator[BackendReady | MatchStarted | MatchFinished | MatchFailed | SprtStep | Notice]:
+    todo, journaled, gauntlets, head, signer, faults = prepared
     executors.require(config.executor, config.scheduler)
     if not todo:
         journal = Journal(config.out / JOURNAL, head, signer)
@@ -808,6 +329,17 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
         entrants = own_views(entrants, config.path)
     workers = min(config.concurrency, len(todo))
     in_flight = InFlight(workers) if config.executor == "local" else None
+    resumed, since = len(journaled), time.monotonic()
+    faults_seen = [faults]
+
+    def progress() -> Progress:
+        """The run's progress now (the time left at this run's pace)."""
+        skipped = gauntlets.unplayed()
+        count, total = len(journaled), head["matches"] - skipped
+        played = count - resumed
+        eta = (time.monotonic() - since) / played * (total - count) if played and total > count else None
+        return Progress(count, total, faults_seen[0], resumed, skipped, eta)
+
     # The journal is opened once the backend is up: a scheduler that cannot be reached leaves no
     # journal behind (which would ask for --resume next time).
     with _scratch_root() as scratch, executors.open_backend(
@@ -817,8 +349,7 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
         journal = Journal(config.out / JOURNAL, head, signer)
         try:
             _journal_decisions(journal, gauntlets)
-            if on_start is not None:
-                on_start(backend)
+            yield BackendReady(backend.kind, backend.description)
             if backend.kind == "local":
                 def submit(spec):
                     return backend.submit(play_local, spec, entrants, limits, str(out), key, output, signer,
@@ -841,7 +372,8 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
             pending: dict[cf.Future, MatchSpec] = {}
             kills: Counter[int | None] = Counter()  # workers killed, per match played (None: none)
             failing = 0  # matches failed on the referee's side since the last one that did not
-            watch = executors.WorkerWatch(backend, on_note)  # says when no worker takes the matches
+            notes: list[str] = []  # what the watch said since the last look
+            watch = executors.WorkerWatch(backend, notes.append)  # says when no worker takes the matches
 
             def launch(spec: MatchSpec) -> None:
                 try:
@@ -853,8 +385,9 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                     future.set_exception(exc)
                 pending[future] = spec
 
-            def settle(future: cf.Future) -> MatchSpec | None:
-                """Journal a finished match; the match instead if a worker died under it."""
+            def settle(future: cf.Future) -> Iterator[MatchFinished | MatchFailed | SprtStep]:
+                """Journal a finished match (yielding its events); returns the match instead if a
+                worker died under it."""
                 nonlocal failing
                 spec = pending.pop(future)  # drop our reference: the result may hold a replay
                 try:
@@ -874,8 +407,7 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                         raise DiskFull(record["full"])
                     journal.append(record)  # not `journaled`: --resume plays it again
                     failing += 1
-                    if on_failure is not None:
-                        on_failure(record)
+                    yield MatchFailed(record, progress())
                     if failing >= FAILED_IN_A_ROW:
                         raise RefereeFailure(
                             f"{failing} matches in a row failed on the referee's side, the last ({record['key']}) "
@@ -888,6 +420,7 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                     _write_files(out, files)
                 journal.append(record)
                 journaled.add(record["index"])
+                faults_seen[0] += sum(record["faults"])
                 decision = gauntlets.add(record)
                 if decision is not None:
                     journal.append(decision.record())
@@ -896,24 +429,37 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                     for other, other_spec in list(pending.items()):
                         if decision.first <= other_spec.index < decision.end and other.cancel():
                             del pending[other]
-                if on_result is not None:
-                    on_result(record)
+                yield MatchFinished(record, progress())
+                entry = gauntlets.of(record["index"])
+                if entry is not None:
+                    yield SprtStep(entry.game_index, entry.status(), decision is not None)
                 return None
 
             while True:
                 for spec in itertools.islice(queue, window - len(pending)):
                     launch(spec)
+                    yield MatchStarted(spec.index, spec.key)
                 if not pending:
                     break
                 done, _ = cf.wait(pending, timeout=watch.timeout, return_when=cf.FIRST_COMPLETED)
-                lost = [spec for spec in map(settle, _finished_first(done)) if spec is not None]
+                lost = []
+                for future in _finished_first(done):
+                    spec = yield from settle(future)
+                    if spec is not None:
+                        lost.append(spec)
                 watch.check(bool(done))  # after the results are journaled: it may raise (scheduler lost)
+                for text in notes:
+                    yield Notice("note", text)
+                notes.clear()
                 if not lost:
                     continue
                 # A worker was killed outright: every match in its pool fails with it (the other
                 # workers stop theirs, killing their bots). Play them all again in a new pool,
                 # unless the match the killed worker played had killed one before.
-                lost += [spec for spec in map(settle, _finished_first(cf.wait(list(pending))[0])) if spec is not None]
+                for future in _finished_first(cf.wait(list(pending))[0]):
+                    spec = yield from settle(future)
+                    if spec is not None:
+                        lost.append(spec)
                 backend.restart()  # returns once every old worker has ended
                 blamed: list[int | None] = [None]  # None: killed between matches, none to blame
                 if in_flight is not None:
@@ -923,11 +469,11 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None,
                 again = {k for k in blamed if kills[k] > 1}
                 if again:
                     raise _killed_twice([s for s in lost if s.index in again] or lost)
-                if on_warning is not None:
-                    culprit = [s.key for s in lost if s.index in blamed]
-                    on_warning(f"a worker process was killed outright{' playing ' + culprit[0] if culprit else ''} "
-                               f"(a bot, or the OOM killer; run untrusted bots with --sandbox bwrap): "
-                               f"{len(lost)} {'match' if len(lost) == 1 else 'matches'} in flight played again")
+                culprit = [s.key for s in lost if s.index in blamed]
+                yield Notice("warning", f"a worker process was killed outright"
+                             f"{' playing ' + culprit[0] if culprit else ''} (a bot, or the OOM killer; run "
+                             f"untrusted bots with --sandbox bwrap): {len(lost)} "
+                             f"{'match' if len(lost) == 1 else 'matches'} in flight played again")
                 queue = unstopped(itertools.chain(sorted(lost, key=lambda s: s.index), queue))
         finally:
             journal.close()

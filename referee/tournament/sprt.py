@@ -44,10 +44,16 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from referee.tournament.config import GameEntry, TournamentConfig
+from referee.tournament.schedule import GameEntry, spans
+
+
+class Tournament(Protocol):
+    """What an SPRT reads of a tournament (a config.TournamentConfig): its game entries."""
+
+    @property
+    def games(self) -> Sequence[GameEntry]: ...
 
 VARIANCE_FLOOR = 1e-4  # a set score's standard deviation is taken to be at least 0.01
 MIN_SETS = 10  # no verdict before this many duplicate sets
@@ -348,9 +354,9 @@ class Gauntlet:
 class Gauntlets:
     """The SPRT of every game entry of a tournament that has one, fed its journal records."""
 
-    def __init__(self, config: TournamentConfig) -> None:
+    def __init__(self, config: Tournament) -> None:
         self.entries: list[Gauntlet] = [Gauntlet(g, entry, span.start, span.stop)
-                                        for g, (entry, span) in enumerate(zip(config.games, config.spans()))
+                                        for g, (entry, span) in enumerate(zip(config.games, spans(config.games)))
                                         if entry.sprt is not None]
 
     def __iter__(self) -> Iterator[Gauntlet]:
@@ -381,7 +387,7 @@ class Gauntlets:
         return sum(g.unplayed() for g in self.entries)
 
 
-def heads(config: TournamentConfig) -> dict[str, dict[str, float]]:
+def heads(config: Tournament) -> dict[str, dict[str, float]]:
     """The SPRT parameters per game entry ({"0": {elo0, elo1, alpha, beta}}), as the journal's
     head keeps them: a resumed run must test what the first run tested."""
     return {str(g): entry.sprt.as_dict() for g, entry in enumerate(config.games) if entry.sprt is not None}

@@ -22,6 +22,7 @@ import functools
 import html
 import math
 import urllib.parse
+from importlib import resources
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,207 +31,12 @@ from referee.errors import UsageError
 from referee.replay.html import write_viewer, write_whole
 from referee.replay.verify import load_replay
 
-_INDEX_CSS = """
-body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
-  color: #1d2430; background: #eef1f4; }
-header { background: #17212b; color: #fff; padding: 14px 22px; }
-header h1 { margin: 0; font-size: 20px; } header p { margin: 4px 0 0; color: #a9b4c0; }
-header nav { margin-top: 6px; display: flex; flex-wrap: wrap; gap: 4px 14px; }
-header nav a { color: #cfe0ff; }
-#bar { position: sticky; top: 0; z-index: 2; background: #fff; display: flex; flex-wrap: wrap; gap: 6px 12px;
-  align-items: center; padding: 8px 22px; box-shadow: 0 1px 3px rgba(0,0,0,.15); }
-#bar input, #bar select, #bar button { font: inherit; padding: 4px 8px; border: 1px solid #cbd2d9; border-radius: 6px;
-  background: #fff; }
-#bar input { flex: 1 1 240px; max-width: 420px; }
-#sum { color: #374151; }
-main { padding: 16px 22px; display: grid; gap: 16px; }
-section { background: #fff; border-radius: 12px; box-shadow: 0 1px 3px rgba(0,0,0,.08); padding: 12px 16px;
-  overflow-x: auto; }
-h2 { font-size: 14px; text-transform: uppercase; letter-spacing: .6px; color: #6b7280; margin: 0 0 8px; }
-table { border-collapse: collapse; width: 100%; font-size: 13px; }
-th, td { border-bottom: 1px solid #e5e7eb; padding: 4px 8px; text-align: right; white-space: nowrap; }
-th { color: #6b7280; font-weight: 600; }
-th.l, td.l { text-align: left; }
-tbody tr:hover td { background: #fafbfc; }
-html.js table.sortable thead th:not(.n) { cursor: pointer; user-select: none; }
-html.js table.sortable thead th:not(.n):hover { color: #1d2430; }
-th[aria-sort="ascending"]::after { content: " \\25B2"; } th[aria-sort="descending"]::after { content: " \\25BC"; }
-tr.me td, tr.me th { background: #fff6d6; }
-a { color: #1e66d0; text-decoration: none; } a:hover { text-decoration: underline; }
-html.js .e { cursor: pointer; } html.js .e:hover { text-decoration: underline; color: #1e66d0; }
-.bad { color: #b00020; font-weight: 600; }
-td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 240px; }
-.muted { color: #6b7280; }
-figure { margin: 10px 0 0; }
-figcaption, p.note { color: #6b7280; font-size: 12px; max-width: 980px; margin: 4px 0 0; }
-svg.chart { display: block; max-width: 100%; height: auto; }
-svg.chart text { font-size: 12px; fill: #374151; }
-svg.chart text.tick, svg.chart text.axis { fill: #6b7280; font-size: 11px; }
-svg.chart line.grid { stroke: #e5e7eb; } svg.chart line.zero { stroke: #9ca3af; }
-svg.chart rect.ci { fill: #9cc3f5; } svg.chart circle.pt { fill: #1d4ed8; }
-svg.chart g.me text.name { font-weight: 700; fill: #000; } svg.chart g.me rect.band { fill: #fff1b8; }
-svg.chart rect.band { fill: transparent; }
-table.matrix { width: auto; }
-table.matrix td { text-align: center; min-width: 40px; padding: 4px 6px; border: 1px solid #fff; }
-table.matrix td.self { background: #e5e7eb; }
-table.matrix th.v { vertical-align: bottom; text-align: center; padding: 4px 2px; }
-table.matrix th.v span { writing-mode: vertical-rl; transform: rotate(180deg); display: inline-block; max-height: 160px;
-  overflow: hidden; text-overflow: ellipsis; }
-details { margin-top: 10px; } summary { cursor: pointer; color: #374151; }
-table.matches td:nth-child(2), table.matches td:nth-child(3), table.matches td:nth-child(5) { text-align: left; }
-table.matches td:nth-child(5) { white-space: normal; min-width: 260px; }
-a.r { color: #6b7280; font-size: 12px; }
-section { scroll-margin-top: 56px; }
-@media (max-width: 900px) { main { padding: 10px; gap: 10px; } section { padding: 10px; }
-  th, td { padding: 4px 5px; } #bar { padding: 8px 10px; } table.matches td:nth-child(5) { min-width: 200px; } }
-.p { white-space: nowrap; } .p.me { background: #ffe58a; border-radius: 4px; padding: 0 3px; }
-"""
-
-# The page's script. It reads the static page (no data of its own), so whatever names and text
-# the page shows reach it as DOM text only, never as markup or code.
-_INDEX_JS = """
-(() => {
-  "use strict";
-  const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
-  const bar = document.getElementById("bar"), box = document.getElementById("q"),
-        pick = document.getElementById("who"), sum = document.getElementById("sum");
-  document.documentElement.classList.add("js");
-  bar.hidden = false;
-
-  // sorting: a click on a column's head, again to reverse; numbers numerically, blanks last
-  const key = cell => cell ? (cell.dataset.v ?? cell.textContent).trim() : "";
-  const blank = k => k === "" || k === "-";
-  function sortBy(th) {
-    const table = th.closest("table"), body = table.tBodies[0], col = th.cellIndex;
-    const up = th.getAttribute("aria-sort") !== "ascending";
-    for (const h of $$("th[aria-sort]", table)) h.removeAttribute("aria-sort");
-    th.setAttribute("aria-sort", up ? "ascending" : "descending");
-    const rows = [...body.rows], keys = rows.map(r => key(r.cells[col]));
-    const numeric = keys.every(k => blank(k) || !isNaN(k));
-    const order = rows.map((_, i) => i).sort((a, b) => {
-      const x = keys[a], y = keys[b];
-      if (blank(x) || blank(y)) return blank(x) - blank(y) || a - b;
-      const c = numeric ? x - y : x.localeCompare(y);
-      return (up ? c : -c) || a - b;
-    });
-    const frag = document.createDocumentFragment();
-    for (const i of order) frag.append(rows[i]);
-    body.append(frag);
-    follow(table);
-  }
-  for (const cell of $$("table.standings tbody td:nth-child(2), table.matrix tbody th")) {
-    cell.classList.add("e");
-    cell.title = "its matches";
-  }
-  for (const th of $$("table.sortable thead th:not(.n)")) {
-    th.tabIndex = 0;
-    th.title ||= "sort by this column (again: the other way)";
-  }
-
-  // a standings chart follows its table: its rows in the table's order, hidden with them
-  function follow(table) {
-    const svg = table.dataset.chart && document.getElementById(table.dataset.chart);
-    if (!svg) return;
-    const rows = new Map($$("g.row", svg).map(g => [g.dataset.e, g]));
-    let y = +svg.dataset.top;
-    for (const g of rows.values()) g.style.display = "none";
-    for (const tr of table.tBodies[0].rows) {
-      const g = rows.get(tr.dataset.e);
-      if (g && !tr.hidden) {
-        g.style.display = "";
-        g.setAttribute("transform", `translate(0,${y})`);
-        y += +svg.dataset.step;
-      }
-    }
-    const height = y + +svg.dataset.pad;
-    svg.setAttribute("viewBox", `0 0 ${svg.viewBox.baseVal.width} ${height}`);
-    svg.setAttribute("height", height);
-  }
-
-  // the filter: every word of the box in a row's text; an entrant picked: its matches only
-  let who = "";  // the entrant picked: #entrant=NAME; a section's anchor (#matches) keeps it
-  function read() {
-    const m = /^#entrant=(.*)$/.exec(location.hash);
-    if (m) {
-      try { who = decodeURIComponent(m[1]); } catch (e) { who = ""; }
-    } else if (!location.hash) {
-      who = "";
-    }
-  }
-  const names = row => row._names ??= $$(".e", row).map(e => e.textContent);
-  let last = ["", ""];  // what the rows are filtered by: nothing at first (10,000 rows: touch none)
-  function apply() {
-    const text = box.value.trim().toLowerCase(), marked = who || last[1];
-    pick.value = [...pick.options].some(o => o.value === who) ? who : "";
-    if (text === last[0] && who === last[1]) return;
-    last = [text, who];
-    const words = text.split(/\\s+/).filter(Boolean);
-    for (const table of $$("table.filter")) {
-      const matches = table.classList.contains("matches");
-      let shown = 0;
-      for (const row of table.tBodies[0].rows) {
-        if (words.length) row._text ??= (row.textContent + " " + (table.dataset.game || "")).toLowerCase();
-        const ok = words.every(w => row._text.includes(w)) && (!matches || !who || names(row).includes(who));
-        if (row.hidden === ok) row.hidden = !ok;
-        shown += ok;
-        if (matches && marked) {
-          for (const p of row.querySelectorAll(".p")) {
-            p.classList.toggle("me", ok && p.querySelector(".e").textContent === who);
-          }
-        }
-      }
-      if (table.dataset.count) document.getElementById(table.dataset.count).textContent =
-        `${shown} of ${table.tBodies[0].rows.length} shown`;
-      follow(table);
-    }
-    for (const el of $$("[data-e]")) el.classList.toggle("me", el.dataset.e === who);
-    tell();
-  }
-  // an entrant's finishes over the matches shown
-  function tell() {
-    sum.replaceChildren();
-    if (!who) return;
-    const places = new Map();
-    let n = 0, faulted = 0;
-    for (const p of $$("table.matches .p.me")) {
-      n += 1;
-      const rank = p.firstChild.data.trim();
-      places.set(rank, (places.get(rank) || 0) + 1);
-      faulted += p.querySelector(".bad") !== null;
-    }
-    const ranks = [...places].sort((a, b) => a[0] - b[0]).map(([r, c]) => `rank ${r}: ${c}`).join(", ");
-    const go = document.createElement("button");
-    go.textContent = "its matches";
-    go.onclick = () => document.getElementById("matches").scrollIntoView();
-    sum.append(`${who}: ${n} matches shown${ranks ? ` (${ranks})` : ""}` +
-               `${faulted ? `, faults in ${faulted}` : ""} `, go);
-  }
-  const choose = name => {
-    history.pushState(null, "", name ? `#entrant=${encodeURIComponent(name)}` : location.pathname + location.search);
-    who = name;
-    apply();
-  };
-  const moved = () => { read(); apply(); };
-
-  let timer = 0;
-  box.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(apply, 120); });
-  pick.addEventListener("change", () => choose(pick.value));
-  addEventListener("hashchange", moved);
-  addEventListener("popstate", moved);
-  document.addEventListener("click", ev => {
-    const th = ev.target.closest("table.sortable thead th:not(.n)");
-    if (th) return sortBy(th);
-    const name = ev.target.closest(".e");
-    if (name) choose(name.closest("[data-e]")?.dataset.e ?? name.textContent);
-  });
-  document.addEventListener("keydown", ev => {
-    const th = ev.target.closest && ev.target.closest("table.sortable thead th:not(.n)");
-    if (th && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); sortBy(th); }
-  });
-  moved();
-  document.body.dataset.ready = "1";
-})();
-"""
+@functools.cache
+def _asset(name: str) -> str:
+    """The text of one of the page's asset files beside this module: index.css, its style, and
+    index.js, its script. The script reads the static page (no data of its own), so whatever
+    names and text the page shows reach it as DOM text only, never as markup or code."""
+    return resources.files("referee.tournament").joinpath(name).read_text(encoding="utf-8")
 
 _STANDING_COLUMNS = (("entrant", "entrant"), ("matches", "matches"), ("wins", "wins"), ("mean_rank", "mean rank"),
                      ("total_points", "points"), ("faults", "faults"), ("disqualified", "disq."),
@@ -273,7 +79,8 @@ def _stem(name: str) -> str:
 
 
 def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, Any] | None = None,
-                progress: Callable[[int, int], None] | None = None, jobs: int = 1, viewers: bool = True) -> Path:
+                progress: Callable[[int, int], None] | None = None, jobs: int = 1, viewers: bool = True,
+                read: JournalRows | None = None) -> Path:
     """Write `index.html` into a tournament's output directory: the standings, the head-to-head
     matrices, the faults, and every match with a link to its replay and to its viewer page
     (written beside the replay, `.html`, when missing or older than the replay). Returns the
@@ -284,7 +91,8 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     SPRT entry's matches beyond its deciding set not counted). `progress(done, total)` is called
     as the viewer pages to write are written (the slow part), from (0, total) to (total, total);
     `jobs`: how many processes write them. Without `viewers` no page is written: a match is
-    linked to its page only if one is up to date (`[output] viewers = false`)."""
+    linked to its page only if one is up to date (`[output] viewers = false`). `read`: what the
+    caller's own pass over the journal kept for the page (`JournalRows`), else it is read here."""
     from referee.tournament import standings as st
     from referee.tournament.reporting import fault_rows
     from referee.plugins import load_registry
@@ -293,14 +101,11 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     journal = out / "journal.jsonl"
     if not journal.is_file():
         raise UsageError(f"{out}: no journal.jsonl here, not a tournament's output directory")
-    # One streamed pass: of each match only what its row shows is kept (memory holds no record).
-    head, matches, entrants = None, [], set()
-    for rec in st.iter_journal(journal):
-        if rec["type"] == "tournament":
-            head = rec
-        else:
-            matches.append(_Match.of(rec))
-            entrants.update(rec["seats"])
+    if read is None:  # one streamed pass: of each match only what its row shows is kept (no record)
+        read = JournalRows()
+        for rec in st.iter_journal(journal):
+            read.add(rec)
+    head, matches, entrants = read.head, read.matches, read.entrants
     name = (head or {}).get("name", "") or out.name
     registry = registry if registry is not None else load_registry()
     rows, pages = _match_rows(out, matches, registry, progress, jobs, viewers)
@@ -343,9 +148,9 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     entrants = sorted(entrants)
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{html.escape(name)}"
-            f"</title><style>{_INDEX_CSS}</style></head><body>"
+            f"</title><style>{_asset('index.css')}</style></head><body>"
             + _header(name, out, len(matches), nav) + _toolbar(entrants) + "<main>" + "".join(sections)
-            + f"</main><script>{_INDEX_JS}</script></body></html>\n")
+            + f"</main><script>{_asset('index.js')}</script></body></html>\n")
     index = out / "index.html"
     write_whole(index, page)
     return index
@@ -660,6 +465,24 @@ def _result(rec: dict[str, Any]) -> str:
         parts.append(f'<span class="p">{_number(ranks[s])} <span class="e">{html.escape(seats[s])}</span> '
                      f"{_number(scores[s])}{mark}{dot}</span>")
     return " ".join(parts)
+
+
+class JournalRows:
+    """What the index keeps of a journal, fed its records (`iter_journal`'s) one at a time: its
+    head (the last), and of each match only what its row shows (memory holds no record)."""
+
+    def __init__(self) -> None:
+        self.head: dict[str, Any] | None = None
+        self.matches: list[_Match] = []
+        self.entrants: set[str] = set()
+
+    def add(self, rec: dict[str, Any]) -> None:
+        """Keep what the page shows of one journal record (a failure record: nothing)."""
+        if rec["type"] == "tournament":
+            self.head = rec
+        elif rec["type"] == "match":
+            self.matches.append(_Match.of(rec))
+            self.entrants.update(rec["seats"])
 
 
 class _Match:
