@@ -68,7 +68,7 @@ def play(
     repeat a seed exactly (see docs/security.md)."""
     from referee.config import parse_assignments, resolve_config
     from referee.errors import UsageError
-    from referee.match import MatchRequest, play_match, replay_folder, seat_names
+    from referee.match import MatchRequest, replay_folder, seat_names
     from referee import sealing
     from referee.plugins import build_registry
     from referee.runner import Limits, by_ready_name
@@ -106,25 +106,32 @@ def play(
             started=lambda: console.print(f"{g.title}: {len(seats)} players, seed {seed}", highlight=False))
         # a sandboxed bot sees none of the outputs (the replay, the logs, the protocol log) nor the
         # signing key, wherever they are (the request's default `hide`)
-        replay = request.replay_path
-        replay_folder(replay)
-        stem = request.logs_stem  # the bots' logs: <stem>.seat<N>.log
+        replay_folder(request.replay_path)
         if commands and sandbox == "none":
             typer.echo(f"warning: {UNSANDBOXED}", err=True)
-        try:
-            result = play_match(request)
-        except KeyboardInterrupt:  # the bots are gone (run_match closes them); the replay is cut short
-            typer.echo(f"interrupted: {replay} holds the moves played so far, without a result", err=True)
-            raise typer.Exit(130) from None
-        except Exception as exc:  # the referee's side failed: one line (exit 3), never a traceback
-            raise _failure(exc, replay) from None
-        _print_result(console, result, g)
-        signed = f" (signed, key id {signer.id})" if signer is not None else ""
-        console.print(f"replay: {replay}{signed}", highlight=False, markup=False, soft_wrap=True)
-        if log_protocol is not None:
-            console.print(f"protocol log: {log_protocol}", highlight=False, markup=False, soft_wrap=True)
-        if json_out is not None:
-            write_json(console, json_out, result_json(result, stem, key, log_protocol), "result")
+        _played(console, request, json_out)
+
+
+def _played(console, request, json_out: str | None) -> None:
+    """Play the request's match and report it: the result, the replay's path, the JSON asked for;
+    Ctrl-C exits 130, a failure on the referee's side is one line (exit 3)."""
+    from referee.match import play_match
+
+    replay, signer, log_protocol = request.replay_path, request.signer, request.protocol_log
+    try:
+        result = play_match(request)
+    except KeyboardInterrupt:  # the bots are gone (run_match closes them); the replay is cut short
+        typer.echo(f"interrupted: {replay} holds the moves played so far, without a result", err=True)
+        raise typer.Exit(130) from None
+    except Exception as exc:  # the referee's side failed: one line (exit 3), never a traceback
+        raise _failure(exc, replay) from None
+    _print_result(console, result, request.game)
+    signed = f" (signed, key id {signer.id})" if signer is not None else ""
+    console.print(f"replay: {replay}{signed}", highlight=False, markup=False, soft_wrap=True)
+    if log_protocol is not None:
+        console.print(f"protocol log: {log_protocol}", highlight=False, markup=False, soft_wrap=True)
+    if json_out is not None:
+        write_json(console, json_out, result_json(result, request.logs_stem, request.key, log_protocol), "result")
 
 
 def _failure(exc: Exception, replay: Path) -> Exception:
