@@ -160,7 +160,8 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
 
 def _header(name: str, out: Path, matches: int, nav: list[tuple[str, str]]) -> str:
     links = "".join(f'<a href="#{target}">{html.escape(text)}</a>' for target, text in nav)
-    return (f"<header><h1>{html.escape(name)}</h1><p>{matches} matches · {html.escape(str(out))}</p>"
+    # the output folder by its name: a published page shows no path of the organiser's machine
+    return (f"<header><h1>{html.escape(name)}</h1><p>{matches} matches · {html.escape(Path(out).name)}</p>"
             f"<nav>{links}</nav></header>")
 
 

@@ -157,6 +157,8 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
         "ended": time.monotonic(),
         "replay": relative,
     }
+    if result.penalties:  # conduct penalties (referee.game.penalty): seat, why, ruling, times
+        record["penalties"] = result.penalties
     if signer is not None and relative is not None:
         record["replay_sha256"] = result.digest
     return record

@@ -103,7 +103,9 @@ def prepare(config: TournamentConfig, resume: bool,
     matches = config.matches()
     key = sealing.for_directory(config.out)
     signer = signer or signing.for_directory(config.out)
-    head = {"type": "tournament", "name": config.name, "file": str(config.path),
+    # the tournament file by its name, entrants' folders relative to it: the journal is published
+    # with the results, and holds no path of the organiser's machine
+    head = {"type": "tournament", "name": config.name, "file": config.path.name,
             "matches": len(matches), "fingerprint": fingerprint(matches), "setup": setup(config, key),
             "sign_key": signer.id}
     tests = sprt.heads(config)
@@ -123,35 +125,42 @@ def prepare(config: TournamentConfig, resume: bool,
         checked = False
         for record in iter_journal(journal):
             if record["type"] == "tournament":
-                _check_head(journal, record, head, tests)
+                _check_head(journal, record, head, tests, config.path.parent)
                 checked = True
                 continue
             if not checked:  # a match before any head: no journal this referee wrote
-                _check_head(journal, None, head, tests)
+                _check_head(journal, None, head, tests, config.path.parent)
             done.add(record["index"])
             faults += sum(record["faults"])
             gauntlets.add(record)
             if each is not None:
                 each(record)
         if not checked:
-            _check_head(journal, None, head, tests)
+            _check_head(journal, None, head, tests, config.path.parent)
     todo = [m for m in config.play_order(matches) if m.index not in done and not gauntlets.stopped(m.index)]
     signing.publish(config.out, signer)  # once the journal is known to be this key's
     return Prepared(todo, done, gauntlets, head, signer, faults)
 
 
 def _check_head(journal: Path, old_head: dict[str, Any] | None, head: dict[str, Any],
-                tests: dict[str, dict[str, float]]) -> None:
+                tests: dict[str, dict[str, float]], base: Path) -> None:
     """Raise UsageError unless the journal's head `old_head` is one this run may resume: the
-    same schedule, a sealed set-up, the same set-up and SPRT tests (saying what changed)."""
-    if old_head is None or old_head.get("fingerprint") != head["fingerprint"]:
-        raise UsageError(f"{journal} was written for a different schedule; cannot resume it "
-                         "with this tournament file")
+    same schedule, a sealed set-up, the same set-up and SPRT tests (saying what changed).
+    `base`: the tournament file's folder (a journal of before kept entrants' folders absolute)."""
+    if old_head is None:
+        raise UsageError(f"{journal} holds no tournament head; cannot resume it with this tournament file")
     old_setup = old_head.get("setup")
     if not isinstance(old_setup, dict) or old_setup.get("version") != SETUP_VERSION:
         raise UsageError(f"{journal} was written by an older referee (its deals were not sealed); "
                          "cannot resume it: start the tournament again in another --out")
+    for entrant in (old_setup.get("entrants") or {}).values():
+        if isinstance(entrant, dict) and isinstance(entrant.get("cwd"), str) and os.path.isabs(entrant["cwd"]):
+            entrant["cwd"] = os.path.relpath(entrant["cwd"], os.path.abspath(base))
     changed = _changed(old_setup, head["setup"])
+    if changed is None and old_head.get("fingerprint") != head["fingerprint"]:
+        counts = (f": {old_head.get('matches')} matches then, {head['matches']} now"
+                  if old_head.get("matches") != head["matches"] else "")
+        changed = f"the schedule changed (games, seeds, table sizes, seatings or entrants' games){counts}"
     old_tests = old_head.get("sprt") or {}
     if changed is None and old_tests != tests:
         g = next(g for g in sorted(set(old_tests) | set(tests), key=int) if old_tests.get(g) != tests.get(g))
@@ -183,11 +192,20 @@ def setup(config: TournamentConfig, key: sealing.DealKey) -> dict[str, Any]:
     entrants = {}
     for name, e in sorted(config.entrants.items()):
         entrants[name] = {
-            "strategy": e.strategy, "command": e.command, "cwd": os.path.abspath(e.cwd) if e.cwd else None,
+            "strategy": e.strategy, "command": e.command, "cwd": _from_file(config, e.cwd),
             "env": {var: f"{key.derive('env', var, value):064x}"[:16] for var, value in sorted(e.env.items())},
             "move_ms": e.move_ms, "start_ms": e.start_ms, **({"dir": e.dir} if e.dir else {}),
         }
     return {"version": SETUP_VERSION, "deal_key": key.id, "limits": limits, "entrants": entrants}
+
+
+def _from_file(config: TournamentConfig, path: str | None) -> str | None:
+    """A path as the journal keeps it: relative to the tournament file's folder (published, it
+    names no folder of the organiser's machine; the same folder reads the same wherever the
+    tournament moves)."""
+    if not path:
+        return None
+    return os.path.relpath(os.path.abspath(path), os.path.abspath(config.path.parent))
 
 
 def _changed(old: dict[str, Any], new: dict[str, Any]) -> str | None:
