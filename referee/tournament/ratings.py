@@ -132,7 +132,7 @@ class Stats:
     def __init__(self) -> None:
         self.wins: dict[str, int] = {}  # Breslow: times chosen
         self.choices: dict[tuple[str, ...], int] = {}  # Breslow: seats chosen from each set in play
-        self.shares: dict[str, Fraction] = {}  # Davidson-Luce: 1/k for each group of k it was chosen in
+        self.shares: dict[str, int | Fraction] = {}  # Davidson-Luce: 1/k for each group of k it was chosen in
         self.stages: dict[tuple[str, ...], int] = {}  # Davidson-Luce: choices (of a group) from each set
         self.groups: dict[int, int] = {}  # Davidson-Luce: groups of k >= 2 tied seats chosen, by k
 
@@ -141,8 +141,7 @@ class Stats:
         wins, choices, shares, stage_sets, groups = self.wins, self.choices, self.shares, self.stages, self.groups
         for name in seats:
             if name not in wins:
-                wins[name] = 0
-                shares[name] = Fraction(0)
+                wins[name] = shares[name] = 0
         for left, chosen in stages(seats, ranks):
             k = len(chosen)
             choices[left] = choices.get(left, 0) + k * times
@@ -151,13 +150,13 @@ class Stats:
                 groups[k] = groups.get(k, 0) + times
             for name in chosen:
                 wins[name] += times
-                shares[name] += Fraction(times, k)
+                shares[name] += times if k == 1 else Fraction(times, k)
 
     def merged(self, other: Stats) -> None:
         """Add `other`'s counts to these."""
         for name, c in other.wins.items():
             self.wins[name] = self.wins.get(name, 0) + c
-            self.shares[name] = self.shares.get(name, Fraction(0)) + other.shares[name]
+            self.shares[name] = self.shares.get(name, 0) + other.shares[name]
         for key, c in other.choices.items():
             self.choices[key] = self.choices.get(key, 0) + c
         for key, c in other.stages.items():
@@ -194,34 +193,39 @@ def fit(stats: Stats, start: Mapping[str, float] | None = None, steps: int = MAX
 def fit_strata(strata: Sequence[Stats], start: Mapping[str, float] | None = None,
                steps: int = MAX_STEPS) -> dict[str, float]:
     """`fit` under Davidson-Luce with one set of tie parameters per stratum (a game's own ties)."""
-    return dict(zip(*_dl_fit(strata, start, steps)[:2]))
+    return fit_with_ties(strata, start, steps)[0]
 
 
 def tie_parameters(strata: Sequence[Stats]) -> list[dict[int, float]]:
     """Each stratum's fitted Davidson-Luce tie parameters delta_k, by tie size k (only the sizes its
     data shows)."""
-    _, _, phi = _dl_fit(strata, None, MAX_STEPS)
-    return [{k: math.exp(v) for k, v in family.items()} for family in phi]
+    return [{k: math.exp(v) for k, v in family.items()} for family in fit_with_ties(strata)[1]]
 
 
-def _dl_fit(strata: Sequence[Stats], start: Mapping[str, float] | None,
-            steps: int) -> tuple[list[str], list[float], list[dict[int, float]]]:
+def fit_with_ties(strata: Sequence[Stats], start: Mapping[str, float] | None = None, steps: int = MAX_STEPS,
+                  tie_start: Sequence[Mapping[int, float]] | None = None) -> tuple[dict[str, float],
+                                                                                 list[dict[int, float]]]:
+    """`fit_strata`'s log-strengths by name, and each stratum's log tie parameters by tie size;
+    `start` and `tie_start` (as returned) warm-start it (a live table)."""
     names = sorted({name for stats in strata for name in stats.wins})
     index = {name: i for i, name in enumerate(names)}
     shares = [float(PRIOR_DRAWS + sum((s.shares.get(name, 0) for s in strata), Fraction(0))) for name in names]
     families = []
-    for stats in strata:
+    phi0 = []
+    for f, stats in enumerate(strata):
         sizes = tuple(sorted(k for k, c in stats.groups.items() if c))
         keys = sorted(stats.stages)
         families.append((sizes, [stats.groups[k] for k in sizes], [tuple(index[n] for n in key) for key in keys],
                          [stats.stages[key] for key in keys]))
+        given = tie_start[f] if tie_start is not None and f < len(tie_start) else {}
+        phi0 += [given.get(k, 0.0) for k in sizes]
     theta0 = [start.get(name, 0.0) for name in names] if start else None
-    theta, phi = _dl_newton(shares, families, theta0, None, steps)
+    theta, phi = _dl_newton(shares, families, theta0, phi0, steps)
     out, at = [], 0
     for sizes, *_ in families:
         out.append(dict(zip(sizes, phi[at:at + len(sizes)])))
         at += len(sizes)
-    return names, theta, out
+    return dict(zip(names, theta)), out
 
 
 def centred(theta: Mapping[str, float]) -> dict[str, float]:
@@ -400,21 +404,24 @@ def _dl_newton(shares: list[float], families: list[tuple[tuple[int, ...], list[i
     from each); the log-likelihood is concave (a log-linear model over the groups), the prior makes
     it strictly so, and Newton's method with step halving finds its maximum as `_newton` does."""
     n = len(shares)
-    offsets, at = [], n
-    for sizes, *_ in families:
-        offsets.append(at)
+    compiled = []  # per set in play: its choices, and its groups as (tie parameter or -1, seats, 1/k)
+    at = n
+    for sizes, _, sets, counts in families:
+        for members, c in zip(sets, counts):
+            options = [(at + j - 1 if j else -1, tuple(members[q] for q in combo), 1 / len(combo))
+                       for j, combo in groups_of(len(members), sizes)]
+            compiled.append((c, options))
         at += len(sizes)
-    x = list(theta if theta is not None else [0.0] * n) + list(phi if phi is not None else [0.0] * (at - n))
+    x = list(theta if theta is not None else [0.0] * n) + list(phi if phi else [0.0] * (at - n))
     observed = list(shares) + [float(PRIOR_DRAWS + g) for _, groups, _, _ in families for g in groups]
     for _ in range(steps):
-        loglik, grad, hess = _dl_derivatives(x, observed, families, offsets)
+        loglik, grad, hess = _dl_derivatives(x, observed, compiled)
         step = _solve(hess, grad)
         size = max((abs(s) for s in step), default=0.0)
         scale = 1.0
         while True:
             new = [t + scale * s for t, s in zip(x, step)]
-            if (size * scale < 1e-3 or scale < 1e-9
-                    or _dl_derivatives(new, observed, families, offsets, False)[0] >= loglik):
+            if size * scale < 1e-3 or scale < 1e-9 or _dl_derivatives(new, observed, compiled, False)[0] >= loglik:
                 break
             scale /= 2
         x = new
@@ -423,8 +430,8 @@ def _dl_newton(shares: list[float], families: list[tuple[tuple[int, ...], list[i
     return x[:n], x[n:]
 
 
-def _dl_derivatives(x: list[float], observed: list[float], families: list, offsets: list[int],
-                    second: bool = True) -> tuple[float, list[float], list[list[float]]]:
+def _dl_derivatives(x: list[float], observed: list[float], compiled: list, second: bool = True
+                    ) -> tuple[float, list[float], list[list[float]]]:
     """The Davidson-Luce log-likelihood with the prior, its gradient, and minus its Hessian."""
     exp, log = math.exp, math.log
     m = len(x)
@@ -437,38 +444,48 @@ def _dl_derivatives(x: list[float], observed: list[float], families: list, offse
         grad[i] = w - 2 * PRIOR_DRAWS * p
         if second:
             hess[i][i] = 2 * PRIOR_DRAWS * p * (1 - p)
-    for (sizes, _, sets, counts), offset in zip(families, offsets):
-        phis = [0.0] + x[offset:offset + len(sizes)]
-        for members, c in zip(sets, counts):
-            options = groups_of(len(members), sizes)
-            etas = []
-            for j, combo in options:
-                etas.append(phis[j] + math.fsum(x[members[q]] for q in combo) / len(combo))
-            top = max(etas)
-            weights = [exp(e - top) for e in etas]
-            total = sum(weights)
-            loglik -= c * (top + log(total))
-            mean: dict[int, float] = {}
-            for (j, combo), w in zip(options, weights):
-                p = w / total
-                share = p / len(combo)
-                for q in combo:
-                    mean[members[q]] = mean.get(members[q], 0.0) + share
-                if j:
-                    mean[offset + j - 1] = mean.get(offset + j - 1, 0.0) + p
-                if second:  # E[v v^T] over the groups (v: 1/k on its seats, 1 on its tie parameter)
-                    nz = [(members[q], 1 / len(combo)) for q in combo] + ([(offset + j - 1, 1.0)] if j else [])
-                    cp = c * p
-                    for a, va in nz:
-                        row = hess[a]
-                        for b, vb in nz:
-                            row[b] += cp * va * vb
-            for a, ea in mean.items():
-                grad[a] -= c * ea
+    for c, options in compiled:
+        etas = []
+        for j, seats, inv in options:
+            if inv == 1.0:
+                etas.append(x[seats[0]])
+            else:
+                etas.append(x[j] + sum([x[k] for k in seats]) * inv)
+        top = max(etas)
+        weights = [exp(e - top) for e in etas]
+        total = sum(weights)
+        loglik -= c * (top + log(total))
+        if not second:  # the line search needs the log-likelihood only
+            continue
+        mean: dict[int, float] = {}
+        scale = c / total
+        for (j, seats, inv), w in zip(options, weights):
+            cp = scale * w  # c times the group's chance
+            if inv == 1.0:
+                k = seats[0]
+                mean[k] = mean.get(k, 0.0) + cp
                 if second:
-                    row = hess[a]
-                    for b, eb in mean.items():
-                        row[b] -= c * ea * eb
+                    hess[k][k] += cp
+                continue
+            share = cp * inv
+            for k in seats:
+                mean[k] = mean.get(k, 0.0) + share
+            mean[j] = mean.get(j, 0.0) + cp
+            if second:  # E[v v^T] over the groups (v: 1/k on its seats, 1 on its tie parameter)
+                both = share * inv
+                for k in seats:
+                    row = hess[k]
+                    for l in seats:
+                        row[l] += both
+                    row[j] += share
+                    hess[j][k] += share
+                hess[j][j] += cp
+        for a, ea in mean.items():
+            grad[a] -= ea
+            if second:
+                row = hess[a]
+                for b, eb in mean.items():
+                    row[b] -= ea * eb / c
     return loglik, grad, hess
 
 
