@@ -297,6 +297,9 @@ def _show_standings(console, journal: Path, out_dir: Path, name: str) -> dict:
         order = [r.entrant for r in table["games"][game]]
         console.print(head_to_head.rich_table(pairs, f"{game}: head to head", order,
                                               min_sets=table["min_sets"][game]))
+    for line in st.fit_lines(table):  # each game's goodness of fit, the model of ties (issue 26)
+        console.print(line, style="bold yellow" if "does not fit" in line else "italic", highlight=False,
+                      markup=False)
     from referee.tournament.reporting import fault_rows, rich_fault_table
 
     faults = fault_rows(st.counted_journal(journal))

@@ -153,8 +153,11 @@ def check(matches: Sequence[tuple[Sequence[str], Sequence[float]]], ties: str = 
     if not any(sum(c) for c in pairs.values()):
         return None
     davidson = ties != "breslow" and bool(stats.groups)
-    theta = ratings.fit(stats, ties=ties)
-    deltas = ratings.tie_parameters([stats])[0] if davidson else {}
+    if davidson:
+        theta, phi = ratings.fit_with_ties([stats])
+        deltas = {k: math.exp(v) for k, v in phi[0].items()}
+    else:
+        theta, phi, deltas = ratings.fit(stats, ties=ties), [], {}
     seen = factor(pairs, theta), deviance(pairs, theta)
     # the tables, as sorted names with how many matches each had, in a canonical order
     tables: dict[tuple[str, ...], int] = {}
@@ -175,7 +178,10 @@ def check(matches: Sequence[tuple[Sequence[str], Sequence[float]]], ties: str = 
         simulated = ratings.Stats()
         for table, ranks in keys:
             simulated.add(table, ranks, outcomes[table, ranks])
-        again = ratings.fit(simulated, start=theta, ties=ties)
+        if davidson and simulated.groups:  # warm-started from the fitted model: a few Newton steps
+            again = ratings.fit_with_ties([simulated], theta, ratings.MAX_STEPS, phi)[0]
+        else:
+            again = ratings.fit(simulated, start=theta, ties=ties)
         counts = pair_counts(keys, [outcomes[key] for key in keys])
         values.append(factor(counts, again))
         deep += deviance(counts, again) >= seen[1]

@@ -615,11 +615,13 @@ def ties_line(data: dict[str, Any]) -> str:
 
 def fit_lines(data: dict[str, Any]) -> list[str]:
     """Each game's goodness-of-fit line (a warning when the rating scale does not fit), then the
-    model of ties; "-" for a game below its min_sets."""
+    model of ties; "-" for a game below its min_sets. `data`: `as_dict`'s or `compute`'s."""
     out = []
-    for game, record in data.get("fit", {}).items():
+    for game, record in data.get("fit", {}).items():  # as_dict's records, or compute's fit.Fit
         if record is None:
             out.append(f"{game}: - (fewer duplicate sets than min_sets: no fit line)")
+        elif isinstance(record, fit.Fit):
+            out.append(record.line(game))
         else:
             out.append(fit.Fit(**{k: v for k, v in record.items() if k != "warns"}).line(game))
     return out + [ties_line(data)]
