@@ -20,6 +20,11 @@ LOS; the overall table gets none unless every game has its `min_sets`. A `min_se
 brings back the old behaviour for a single deal: its tables (a table's seatings of that deal
 together) are resampled instead, or, with a single table, its matches.
 
+Ties: the ratings' model of ties is Davidson-Luce, each game with its own tie parameters
+(`ties = "breslow"` in the tournament file, kept in the journal's head, for the rule used before);
+`ties` in the standings says which model made the numbers. `fit`, per game: does the rating scale
+fit the game's pairwise results (referee/tournament/fit.py; None below `min_sets`).
+
 Tables are sorted by rating, then wins, then name. The overall table rates each entrant across every
 game it played, in one fit: it compares entrants fairly only when they played the same games, so
 the reports lead with each game's table and show the overall one only for the entrants that
