@@ -57,11 +57,22 @@ def test_pair_counts_leave_ties_apart():
 
 
 def test_the_factor_is_the_slope_of_observed_on_predicted_log_odds():
-    theta = {"a": 0.0, "b": 1.0}
+    pairs = {("a", "b"): [100, 300]}
+    gap = fit.gaps(pairs, {"a": 0.0, "b": 1.0})
+    assert gap == {("a", "b"): -1.0}
     # b ahead 3 times in 4: observed log-odds log 3, predicted 1: the factor is log 3
-    assert fit.factor({("a", "b"): [100, 300]}, theta) == pytest.approx(math.log(3), abs=1e-6)
-    assert fit.factor({("a", "b"): [1, 1]}, {"a": 0.0, "b": 0.0}) == 1.0  # no gap: nothing to scale
-    assert fit.deviance({("a", "b"): [100, 100]}, {"a": 0.0, "b": 0.0}) == pytest.approx(0)
+    assert fit.factor(pairs, gap) == pytest.approx(math.log(3), abs=1e-6)
+    assert fit.factor({("a", "b"): [1, 1]}, {("a", "b"): 0.0}) == 1.0  # no gap: nothing to scale
+    assert fit.deviance({("a", "b"): [100, 100]}, {("a", "b"): 0.0}) == pytest.approx(0)
+
+
+def test_with_ties_the_predicted_odds_are_the_models_own():
+    # two seats: P(a ahead) : P(b ahead) is ga : gb whatever delta; four seats with ties: close to it
+    theta = {"a": 0.0, "b": 1.0, "c": 0.5, "d": -0.5}
+    two = fit.gaps({("a", "b"): [1, 1]}, theta, {2: 0.7}, {("a", "b"): 5})
+    assert two[("a", "b")] == pytest.approx(-1.0, abs=1e-12)
+    four = fit.gaps({("a", "b"): [1, 1]}, theta, {2: 0.3, 4: 0.1}, {("a", "b", "c", "d"): 5})
+    assert four[("a", "b")] != pytest.approx(-1.0, abs=1e-3) and -1.5 < four[("a", "b")] < -0.5
 
 
 def test_a_tournament_drawn_from_the_model_fits():

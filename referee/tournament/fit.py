@@ -109,9 +109,34 @@ def pair_counts(matches: Sequence[tuple[Sequence[str], Sequence[float]]],
     return out
 
 
-def factor(pairs: dict[tuple[str, str], list[int]], theta: dict[str, float]) -> float:
-    """The maximum-likelihood beta of P(first ahead) = 1 / (1 + e^(-beta x)), x the gap in theta."""
-    data = [(theta[a] - theta[b], c[0], c[1]) for (a, b), c in sorted(pairs.items()) if c[0] + c[1]]
+Gaps = dict[tuple[str, str], float]  # a pair's predicted log-odds of the first finishing ahead of the second
+
+
+def gaps(pairs: dict[tuple[str, str], list[int]], theta: dict[str, float], deltas: dict[int, float] | None = None,
+         tables: dict[tuple[str, ...], int] | None = None) -> Gaps:
+    """Each pair's predicted log-odds of the first finishing ahead of the second, ties apart: the gap
+    in log-strength, which is exact without ties; with tie parameters `deltas`, the model's own
+    chances at the `tables` (sorted names: how many matches each had) both sat at."""
+    if not deltas or not tables or max(len(t) for t in tables) > 6:
+        return {(a, b): theta[a] - theta[b] for a, b in pairs}
+    drawer = _Drawer(theta, deltas)
+    ahead: dict[tuple[str, str], list[float]] = {}
+    for table in sorted(tables):
+        outcomes, chances = drawer.distribution(table)
+        n = tables[table]
+        for i, a in enumerate(table):
+            for j in range(i + 1, len(table)):
+                sums = ahead.setdefault((a, table[j]), [0.0, 0.0])
+                for ranks, q in zip(outcomes, chances):
+                    if ranks[i] != ranks[j]:
+                        sums[0 if ranks[i] < ranks[j] else 1] += n * q
+    return {pair: (math.log(ahead[pair][0] / ahead[pair][1]) if pair in ahead and min(ahead[pair]) > 0
+                   else theta[pair[0]] - theta[pair[1]]) for pair in pairs}
+
+
+def factor(pairs: dict[tuple[str, str], list[int]], gap: Gaps) -> float:
+    """The maximum-likelihood beta of P(first ahead) = 1 / (1 + e^(-beta x)), x the pair's `gap`."""
+    data = [(gap[pair], c[0], c[1]) for pair, c in sorted(pairs.items()) if c[0] + c[1]]
     if sum((a + b) * x * x for x, a, b in data) < 1e-12:
         return 1.0  # no gap anywhere: nothing to scale
     beta = 1.0
@@ -130,14 +155,14 @@ def factor(pairs: dict[tuple[str, str], list[int]], theta: dict[str, float]) -> 
     return beta
 
 
-def deviance(pairs: dict[tuple[str, str], list[int]], theta: dict[str, float]) -> float:
+def deviance(pairs: dict[tuple[str, str], list[int]], gap: Gaps) -> float:
     """The binomial deviance of the pairs' counts from the model's P(first ahead | not tied)."""
     total = []
-    for (a, b), (ahead, behind) in sorted(pairs.items()):
+    for pair, (ahead, behind) in sorted(pairs.items()):
         n = ahead + behind
         if not n:
             continue
-        p = 1 / (1 + math.exp(theta[b] - theta[a]))
+        p = 1 / (1 + math.exp(-gap[pair]))
         for seen, expected in ((ahead, n * p), (behind, n * (1 - p))):
             if seen:
                 total.append(2 * seen * math.log(seen / max(expected, 1e-300)))
@@ -158,13 +183,14 @@ def check(matches: Sequence[tuple[Sequence[str], Sequence[float]]], ties: str = 
         deltas = {k: math.exp(v) for k, v in phi[0].items()}
     else:
         theta, phi, deltas = ratings.fit(stats, ties=ties), [], {}
-    seen = factor(pairs, theta), deviance(pairs, theta)
     # the tables, as sorted names with how many matches each had, in a canonical order
     tables: dict[tuple[str, ...], int] = {}
     for seats, _ in matches:
         key = tuple(sorted(seats))
         tables[key] = tables.get(key, 0) + 1
     order = sorted(tables)
+    gap = gaps(pairs, theta, deltas, tables)
+    seen = factor(pairs, gap), deviance(pairs, gap)
     rng = random.Random(_seed(stats, pairs))
     draw = _Drawer(theta, deltas)
     values, deep = [], 0
@@ -178,13 +204,14 @@ def check(matches: Sequence[tuple[Sequence[str], Sequence[float]]], ties: str = 
         simulated = ratings.Stats()
         for table, ranks in keys:
             simulated.add(table, ranks, outcomes[table, ranks])
-        if davidson and simulated.groups:  # warm-started from the fitted model: a few Newton steps
-            again = ratings.fit_with_ties([simulated], theta, ratings.MAX_STEPS, phi)[0]
-        else:
-            again = ratings.fit(simulated, start=theta, ties=ties)
         counts = pair_counts(keys, [outcomes[key] for key in keys])
-        values.append(factor(counts, again))
-        deep += deviance(counts, again) >= seen[1]
+        if davidson and simulated.groups:  # warm-started from the fitted model: a few Newton steps
+            again, tie_logs = ratings.fit_with_ties([simulated], theta, ratings.MAX_STEPS, phi)
+            again_gap = gaps(counts, again, {k: math.exp(v) for k, v in tie_logs[0].items()}, tables)
+        else:
+            again_gap = gaps(counts, ratings.fit(simulated, start=theta, ties=ties))
+        values.append(factor(counts, again_gap))
+        deep += deviance(counts, again_gap) >= seen[1]
     mean = math.fsum(values) / len(values)
     sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / max(1, len(values) - 1))
     p = math.erfc(abs(seen[0] - mean) / sd / math.sqrt(2)) if sd > 0 else 1.0
@@ -202,11 +229,18 @@ class _Drawer:
         self.sizes = tuple(sorted(deltas))
         self.logs = [0.0] + [math.log(deltas[k]) for k in self.sizes]
         self.cache: dict[tuple[str, ...], tuple[list[tuple[int, ...]], list[float]]] = {}
+        self.chances: dict[tuple[str, ...], list[float]] = {}
 
     def __call__(self, rng: random.Random, seats: tuple[str, ...]) -> tuple[int, ...]:
         """Ranks of `seats` (by seat)."""
         if len(seats) > 6:
             return self._staged(rng, seats)
+        outcomes, _ = self.distribution(seats)
+        cumulative = self.cache[seats][1]
+        return outcomes[min(bisect.bisect_left(cumulative, rng.random() * cumulative[-1]), len(outcomes) - 1)]
+
+    def distribution(self, seats: tuple[str, ...]) -> tuple[list[tuple[int, ...]], list[float]]:
+        """Every outcome (ranks by seat) of a table of up to 6 seats, and its chance."""
         if seats not in self.cache:
             outcomes: list[tuple[int, ...]] = []
             chances: list[float] = []
@@ -216,8 +250,8 @@ class _Drawer:
                 total += c
                 cumulative.append(total)
             self.cache[seats] = (outcomes, cumulative)
-        outcomes, cumulative = self.cache[seats]
-        return outcomes[min(bisect.bisect_left(cumulative, rng.random() * cumulative[-1]), len(outcomes) - 1)]
+            self.chances[seats] = chances
+        return self.cache[seats][0], self.chances[seats]
 
     def _groups(self, seats: tuple[str, ...], left: tuple[int, ...]) -> list[tuple[tuple[int, ...], float]]:
         """The groups that may take the next place among `left`, each with its chance."""
