@@ -235,8 +235,9 @@ def test_the_rank_order_probabilities_add_up():
     assert rated["c"].above["a"] > 0.9
 
 
-def test_bench_stats_coverage_and_los_sections_run(monkeypatch):
-    """A smoke version of bench/stats.py's `coverage` and `los` (the figures come from the full runs)."""
+def test_bench_stats_coverage_los_ties_and_fit_sections_run(monkeypatch):
+    """A smoke version of bench/stats.py's `coverage`, `los`, `ties` and `fit` (the figures come from
+    the full runs)."""
     import importlib.util
     from pathlib import Path
 
@@ -250,3 +251,7 @@ def test_bench_stats_coverage_and_los_sections_run(monkeypatch):
     assert row["runs"] == 3 and 0 <= row["t"] <= 1 and 0 <= row["percentile"] <= 1 and row["mean_width"] > 0
     row = stats.los_case(4, 10, 0.5, 20, seed=1)
     assert 0 <= row["per_set"] <= 1 and 0 <= row["per_seating"] <= 1
+    row = stats.ties_case(2, 4, 2, seed=1, deltas=stats.PAIR_DELTAS)
+    assert row["runs"] == 2 and 0 < row["tied"] < 1 and 0 <= row["davidson"] <= 1 and 0 <= row["breslow"] <= 1
+    row = stats.fit_case(2, 3, 0.0, 2, seed=1, deltas=stats.PAIR_DELTAS)
+    assert row["runs"] == 2 and 0 <= row["warns"] <= row["p_below_0.05"] <= 1
