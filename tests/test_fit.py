@@ -113,3 +113,18 @@ def test_the_standings_give_the_line_per_game_only_at_min_sets(tmp_path):
     assert "## Fit of the rating scale" in text and "- g: observed pairwise log-odds" in text
     assert "fit,g," in (tmp_path / "standings.csv").read_text()
     assert st.compute(records, ties="breslow")["ties"]["model"] == "breslow"
+
+
+def test_a_journal_made_under_breslow_is_read_under_breslow(tmp_path):
+    from referee.tournament import standings as st
+
+    records = [{"type": "match", "index": i, "game": "g", "seed": i // 2, "seats": seats, "ranks": ranks,
+                "scores": [-r for r in ranks], "faults": [0, 0], "disqualified": []}
+               for i, (seats, ranks) in enumerate([(["a", "b"], [1, 1]), (["b", "a"], [1, 2])] * 6)]
+    for head, model in (({"type": "tournament", "name": "t"}, "davidson-luce"),
+                        ({"type": "tournament", "name": "t", "ties": "breslow"}, "breslow")):
+        path = tmp_path / "journal.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in [head, *records]))
+        table = st.compute_journal(path)
+        assert table["ties"]["model"] == model
+        assert "Ties: " + ("Breslow" if model == "breslow" else "Davidson-Luce") in st.fit_lines(table)[-1]
