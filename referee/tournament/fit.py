@@ -30,9 +30,11 @@ independently, as the model does; deal effects shared by a duplicate set's match
 real statistic's spread beyond the simulated one, so with strong deal effects a warning is
 likelier than ALPHA (bench/stats.py, `fit`, measures the false alarms when the model holds).
 
-Deterministic: the draws come from a PRNG seeded from the statistics (as the ratings'
-bootstrap's), the tables are taken in a canonical order, so any order of the same matches gives
-the same numbers. Below a game's `min_sets` no fit line is given (the standings say so).
+Deterministic: the draws come from a PRNG seeded from the statistics with the names left out
+(as the ratings' bootstrap's), the tables are taken in a canonical order, so any order of the
+same matches gives the same numbers. That order is by name: renaming entrants leaves `factor` and
+`deviance` as they are (up to the last bits of the sums) but deals the draws to other tables, so
+`p` and `p_deviance` move within their Monte Carlo noise. Below a game's `min_sets` no fit line is given (the standings say so).
 """
 
 from __future__ import annotations
