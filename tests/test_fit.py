@@ -83,7 +83,7 @@ def test_a_tournament_drawn_from_the_model_fits():
 
 def test_steeper_pairwise_odds_than_the_ratings_say_warn():
     result = fit.check(tournament(2, steep))
-    assert result.factor > 1.15 and result.warns and result.p < 0.001
+    assert result.factor > 1.15 and result.warns and result.p == pytest.approx(2 / 201)  # beyond every simulation
     assert result.line("Presidente").startswith("Presidente: the ratings understate the pairwise odds by a factor")
 
 

@@ -32,10 +32,11 @@ ties more often than chance, which Davidson-Luce's delta_k is.
 
 Prior: every entrant plays one virtual two-seat draw (in Breslow's sense: one win, one loss) against
 a virtual reference entrant of strength 1; under Davidson-Luce each log delta_k gets the same
-logistic density centred on 0 (delta_k = 1), so a game whose every match ties still fits. An
-entrant that always wins, or always loses, still gets a finite rating, and entrants that never met
-are tied together; it weighs as much as one real two-seat match, so it fades after a few tens of matches. As a density on log-strength it is the standard logistic one
-(sd pi/sqrt(3) = 1.8, about 315 rating points), centred on the reference.
+logistic density centred on 0 (delta_k = 1), so a game whose every match ties still fits. An entrant
+that always wins, or always loses, still gets a finite rating, and entrants that never met are tied
+together; it weighs as much as one real two-seat match, so it fades after a few tens of matches. As
+a density on log-strength it is the standard logistic one (sd pi/sqrt(3) = 1.8, about 315 rating
+points), centred on the reference.
 
 Scale: rating = 400 * log10(g), shifted so that the mean over the rated entrants is 0. A rating
 difference of 400 means the stronger finishes ahead of the weaker 10 times as often as the reverse
