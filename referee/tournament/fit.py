@@ -26,7 +26,7 @@ of the deviance ((1 + the simulated deviances as large) / (SIMULATIONS + 1)). A 
 is at most ALPHA (0.01): when its factor is beyond every one of the 200 simulated ones, which
 happens with chance 2 / 201 when the model holds (a few games at once seldom warn by chance). A
 normal approximation to the simulated factors (which could give p = 0.002 from 100 simulations) was
-tried and warned in 2.3% of 2-seat tournaments drawn from the model, against 1% nominal
+tried and warned in 2.0% (± 0.6, 540 runs) of 2-seat tournaments drawn from the model, against 1% nominal
 (bench/stats.py, `fit`): the factor's tails are not normal there. The simulation draws matches
 independently, as the model does; deal effects shared by a duplicate set's matches widen the real
 statistic's spread beyond the simulated one, so with strong deal effects a warning is likelier than
