@@ -97,14 +97,23 @@ def test_the_fit_is_order_free_and_reproducible():
     assert fit.check([(["a", "b"], [1, 1])]) is None  # no decisive pair: nothing to judge
 
 
+def with_ties(rng: random.Random, seats: list[str]) -> list[int]:
+    """Plackett-Luce, the last two tied half the time."""
+    ranks = plackett_luce(rng, seats)
+    return [3 if r == 4 else r for r in ranks] if rng.random() < 0.5 else ranks
+
+
 def test_the_standings_give_the_line_per_game_only_at_min_sets(tmp_path):
     from referee.tournament import standings as st
 
     records = [{"type": "match", "index": i, "game": "g", "seed": i // 20, "seats": seats, "ranks": ranks,
                 "scores": [-r for r in ranks], "faults": [0] * 4, "disqualified": []}
-               for i, (seats, ranks) in enumerate(tournament(4, plackett_luce, sets=10))]
+               for i, (seats, ranks) in enumerate(tournament(4, with_ties, sets=10))]
     table = st.compute(records)
     assert isinstance(table["fit"]["g"], fit.Fit) and table["ties"]["model"] == "davidson-luce"
+    shuffled = random.Random(1).sample(records, len(records))
+    again = st.compute([{**rec, "index": i} for i, rec in enumerate(shuffled)])
+    assert again["fit"] == table["fit"] and again["ties"] == table["ties"] and "2" in table["ties"]["delta"]["g"]
     assert st.compute(records, min_sets=11)["fit"]["g"] is None
     st.write_all(table, tmp_path)
     data = json.loads((tmp_path / "standings.json").read_text())
