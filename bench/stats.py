@@ -18,6 +18,13 @@ Sections (run one by name, or all without one):
   (seat luck, sd TAU). The "true" rating is the fit of the same model on TRUTH_SETS sets (what
   the estimate tends to: the deal effects flatten the ratings a little), computed once per case.
   Monte Carlo standard error: the standard deviation of the per-run coverage over sqrt(runs).
+- `ties`: the rating interval's coverage when matches tie as often as in Mayor (finishing orders
+  Davidson-Luce, MAYOR_DELTAS, with the same deal effects as `coverage`), under the default
+  Davidson-Luce fit and under Breslow's rule, each of its own large-sample limit (TRUTH_SETS / 4
+  sets), with the interval's mean width over the true ratings' range (each model has its scale).
+- `fit`: how often the standings' goodness-of-fit line (referee/tournament/fit.py) warns on
+  tournaments drawn from the model itself (nominal: fit.ALPHA), and how often its p is below 0.05,
+  with and without ties, and once with deal effects (where the model does not hold exactly).
 - `los`: how often the head-to-head LOS (referee/tournament/head_to_head.py) passes 0.95 between
   two equal entrants (nominal: 5%), with the per-set LOS the standings now give and the per-seating
   count Phi((ahead - behind) / sqrt(ahead + behind)) used before, with and without a
@@ -33,6 +40,7 @@ dependency). Never asserts anything; `sprt` at 4,000 runs takes about a minute o
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import random
@@ -345,6 +353,157 @@ def los(runs: int, cases: list[tuple[int, int, float]]) -> list[dict]:
 
 
 
+# -- ties (Davidson-Luce) and the fit line ----------------------------------------------------------
+
+MAYOR_DELTAS = {2: 0.3, 3: 0.03, 4: 0.1}  # Davidson-Luce tie parameters fitted on a 240-match Mayor run
+PAIR_DELTAS = {2: 0.9}  # two seats: about 30% ties between equals
+
+
+def _finish_dl(rng: random.Random, strengths: list[float], deltas: dict[int, float]) -> list[int]:
+    """Finishing ranks of one match drawn from the Davidson-Luce model (log-strengths, tie
+    parameters by tie size), place by place."""
+    left = list(range(len(strengths)))
+    ranks = [0] * len(strengths)
+    place = 1
+    while len(left) > 1:
+        groups = [(k, combo) for k in [1, *sorted(deltas)] if k <= len(left)
+                  for combo in itertools.combinations(left, k)]
+        weights = [(1.0 if k == 1 else deltas[k]) * math.exp(sum(strengths[i] for i in combo) / k)
+                   for k, combo in groups]
+        pick = rng.random() * sum(weights)
+        chosen = groups[-1][1]
+        for (_, combo), w in zip(groups, weights):
+            pick -= w
+            if pick <= 0:
+                chosen = combo
+                break
+        for i in chosen:
+            ranks[i] = place
+        place += len(chosen)
+        left = [i for i in left if i not in chosen]
+    for i in left:
+        ranks[i] = place
+    return ranks
+
+
+def simulated_dl_set(rng: random.Random, seats: int, tau: float, theta: dict[str, float],
+                     deltas: dict[int, float]) -> list[tuple[list[str], list[int]]]:
+    """One duplicate set (as `simulated_set`), finishing orders Davidson-Luce with ties."""
+    suits = {n: rng.gauss(0, tau) for n in NAMES}
+    luck = [rng.gauss(0, tau) for _ in range(seats)]
+    return [(seating, _finish_dl(rng, [theta[n] + suits[n] + luck[s] for s, n in enumerate(seating)], deltas))
+            for table in _tables(seats) for seating in table]
+
+
+def ties_case(seats: int, sets: int, runs: int, seed: int, deltas: dict[int, float]) -> dict:
+    """One ties case: coverage and mean width of the 95% rating interval under Davidson-Luce (of
+    its own large-sample limit) and under Breslow's rule (of its own), the share of matches tied."""
+    theta = {n: r / ratings.SCALE for n, r in zip(NAMES, STRENGTHS)}
+    rng = random.Random(seed)
+    big = ratings.Stats()
+    tied = matches = 0
+    for _ in range(TRUTH_SETS // 4):
+        for seating, ranks in simulated_dl_set(rng, seats, TAU, theta, deltas):
+            big.add(seating, ranks)
+            matches += 1
+            tied += len(set(ranks)) < len(ranks)
+    truth = {model: ratings.centred(ratings.fit(big, ties=model)) for model in ratings.TIES}
+    held = {model: [] for model in ratings.TIES}
+    widths = {model: [] for model in ratings.TIES}
+    for _ in range(runs):
+        units = []
+        for _ in range(sets):
+            unit = ratings.Stats()
+            for seating, ranks in simulated_dl_set(rng, seats, TAU, theta, deltas):
+                unit.add(seating, ranks)
+            units.append(unit)
+        half = ratings.widening(len(units), 1)
+        for model in ratings.TIES:
+            names, point, samples = ratings.resampled([units], ties=model)
+            hits = 0
+            for i, name in enumerate(names):
+                se = ratings._sd(samples[i])
+                hits += point[i] - half * se <= truth[model][name] <= point[i] + half * se
+                widths[model].append(2 * half * se)
+            held[model].append(hits / len(names))
+    out = {"seats": seats, "sets": sets, "runs": runs, "tied": round(tied / matches, 3),
+           "deltas": {str(k): v for k, v in deltas.items()}}
+    for model in ratings.TIES:
+        values = held[model]
+        mean = sum(values) / runs
+        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / max(1, runs - 1))
+        out[model] = round(mean, 4)
+        out[f"{model}_mcse"] = round(sd / math.sqrt(runs), 4)
+        out[f"{model}_width"] = round(sum(widths[model]) / len(widths[model]), 1)
+        spread = max(truth[model].values()) - min(truth[model].values())
+        out[f"{model}_width_per_spread"] = round(out[f"{model}_width"] / spread, 3)
+    return out
+
+
+def ties_section(args: argparse.Namespace) -> list[dict]:
+    """`ties`: the rating interval's coverage with Mayor-like ties, Davidson-Luce beside Breslow."""
+    cases = [(4, 10, MAYOR_DELTAS)] if args.quick else [(4, 10, MAYOR_DELTAS), (4, 30, MAYOR_DELTAS),
+                                                         (2, 10, PAIR_DELTAS)]
+    if args.cases:
+        cases = [(int(a), int(b), MAYOR_DELTAS if a == "4" else PAIR_DELTAS)
+                 for a, b in (case.split("x") for case in args.cases.split(","))]
+    runs = 200 if args.quick else args.runs
+    rows = []
+    print(f"coverage of the 95% rating interval with ties, {runs} runs per case, 5 entrants, TAU={TAU}; "
+          "width/spread: the interval's mean width over the true ratings' range (each model's own scale)")
+    print(f"{'seats':>5} {'sets':>4} {'tied':>5} {'davidson':>8} {'+-mcse':>7} {'width/spread':>12} "
+          f"{'breslow':>8} {'+-mcse':>7} {'width/spread':>12}")
+    for k, (seats, sets, deltas) in enumerate(cases):
+        row = ties_case(seats, sets, runs, 3000 + k, deltas)
+        rows.append(row)
+        print(f"{seats:>5} {sets:>4} {row['tied']:>5.2f} {row['davidson']:>8.4f} {row['davidson_mcse']:>7.4f} "
+              f"{row['davidson_width_per_spread']:>12.3f} {row['breslow']:>8.4f} {row['breslow_mcse']:>7.4f} "
+              f"{row['breslow_width_per_spread']:>12.3f}", flush=True)
+    return rows
+
+
+def fit_case(seats: int, sets: int, tau: float, runs: int, seed: int, deltas: dict[int, float]) -> dict:
+    """One fit case: how often the goodness-of-fit line warns (p < fit.ALPHA) and how often its p is
+    below 0.05, on tournaments drawn from the model itself (deal effects sd `tau`: 0, the model true)."""
+    from referee.tournament import fit
+
+    theta = {n: r / ratings.SCALE for n, r in zip(NAMES, STRENGTHS)}
+    rng = random.Random(seed)
+    warned = below = 0
+    factors = []
+    for _ in range(runs):
+        matches = [m for _ in range(sets) for m in simulated_dl_set(rng, seats, tau, theta, deltas)]
+        result = fit.check(matches)
+        warned += result.warns
+        below += result.p < 0.05
+        factors.append(result.factor)
+    out = {"seats": seats, "sets": sets, "tau": tau, "runs": runs, "alpha": fit.ALPHA,
+           "mean_factor": round(sum(factors) / runs, 4)}
+    for name, count in (("warns", warned), ("p_below_0.05", below)):
+        p = count / runs
+        out[name] = round(p, 4)
+        out[f"{name}_mcse"] = round(math.sqrt(p * (1 - p) / runs), 4)
+    return out
+
+
+def fit_section(args: argparse.Namespace) -> list[dict]:
+    """`fit`: the goodness-of-fit line's false alarms when the model holds (and with deal effects)."""
+    cases = [(4, 10, 0.0, MAYOR_DELTAS)] if args.quick else [
+        (4, 10, 0.0, MAYOR_DELTAS), (4, 10, 0.0, {}), (2, 10, 0.0, PAIR_DELTAS), (4, 10, TAU, MAYOR_DELTAS)]
+    runs = 200 if args.quick else args.runs
+    rows = []
+    print(f"goodness-of-fit warnings on tournaments drawn from the model, {runs} runs per case, 5 entrants")
+    print(f"{'seats':>5} {'sets':>4} {'tau':>4} {'ties':>5} {'warns':>6} {'+-mcse':>7} {'p<0.05':>7} {'+-mcse':>7} "
+          f"{'factor':>7}")
+    for k, (seats, sets, tau, deltas) in enumerate(cases):
+        row = fit_case(seats, sets, tau, runs, 4000 + k, deltas)
+        rows.append(row)
+        print(f"{seats:>5} {sets:>4} {tau:>4} {'yes' if deltas else 'no':>5} {row['warns']:>6.4f} "
+              f"{row['warns_mcse']:>7.4f} {row['p_below_0.05']:>7.4f} {row['p_below_0.05_mcse']:>7.4f} "
+              f"{row['mean_factor']:>7.3f}", flush=True)
+    return rows
+
+
 def coverage_section(args: argparse.Namespace) -> list[dict]:
     """`coverage`, its cases from --quick / --cases."""
     cases = [(2, 10), (4, 10)] if args.quick else [(2, 5), (2, 10), (2, 20), (2, 30), (4, 10), (4, 30)]
@@ -362,7 +521,8 @@ def los_section(args: argparse.Namespace) -> list[dict]:
 
 
 SECTIONS: dict[str, Callable[[argparse.Namespace], list[dict[str, object]]]] = {
-    "sprt": sprt_section, "coverage": coverage_section, "los": los_section}
+    "sprt": sprt_section, "coverage": coverage_section, "los": los_section, "ties": ties_section,
+    "fit": fit_section}
 RESULTS = Path(__file__).resolve().parent / "results" / "stats.json"
 
 
@@ -376,7 +536,7 @@ def main() -> None:
     parser.add_argument("--model", choices=sprt.MODELS, default=sprt.LOGISTIC,
                         help="sprt: what elo0 and elo1 are in (default logistic)")
     parser.add_argument("--quick", action="store_true", help="coverage, los: 200 runs per case, fewer cases")
-    parser.add_argument("--cases", help="coverage: the cases as SEATSxSETS, comma-separated (e.g. 2x10,4x30)")
+    parser.add_argument("--cases", help="coverage, ties: the cases as SEATSxSETS, comma-separated (e.g. 2x10,4x30)")
     args = parser.parse_args()
     unknown = [name for name in args.sections if name not in SECTIONS]
     if unknown:

@@ -1,5 +1,5 @@
-"""The batch Plackett-Luce rating: Breslow ties, order-free fits, recovered strengths, the prior, the
-rating scale, and the bootstrap interval."""
+"""The batch Plackett-Luce rating: Davidson-Luce ties (and Breslow's), order-free fits, recovered
+strengths, the prior, the rating scale, and the bootstrap interval."""
 
 from __future__ import annotations
 
@@ -43,6 +43,81 @@ def test_stages_follow_breslow_ties_and_skip_a_choice_among_one_seat():
     # a tie for last place among two is still a choice from two
     assert ratings.stages(["a", "b", "c"], [1, 2, 2]) == [(("a", "b", "c"), ("a",)), (("b", "c"), ("b", "c"))]
     assert ratings.stages(["a"], [1]) == []
+
+
+def with_ties(seed: int, matches: int) -> list[tuple[list[str], list[int]]]:
+    """Four-seat matches where about half the finishes share a rank (as in Mayor)."""
+    rng = random.Random(seed)
+    out = []
+    for seats, ranks in simulated(seed, {"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.5, "e": 1.5}, matches, 4):
+        if rng.random() < 0.5:  # the last two tie
+            ranks = [3 if r == 4 else r for r in ranks]
+        out.append((seats, ranks))
+    return out
+
+
+def test_without_ties_davidson_luce_is_plain_plackett_luce_bit_for_bit():
+    matches = simulated(2, {"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.5}, 300, 3)
+    assert ratings.rate(matches) == ratings.rate(matches, ties="breslow")
+    units = units_of(4, {"a": 1.0, "b": 2.0, "c": 4.0}, 10, 6, 3)
+    assert ratings.bootstrap([units]) == ratings.bootstrap([units], ties="breslow")
+
+
+def test_a_two_seat_tie_is_not_a_win_for_each():
+    # 400 wins, 100 losses, 200 ties: Davidson-Luce's odds are 400:100 (a gap of 400 log10 4 = 241
+    # points) and delta_2 = 200 / sqrt(400 * 100) = 1; Breslow counts 600:300, half the gap
+    matches = [(["a", "b"], [1, 2])] * 400 + [(["a", "b"], [2, 1])] * 100 + [(["b", "a"], [1, 1])] * 200
+    rated = ratings.rate(matches)
+    assert rated["a"] - rated["b"] == pytest.approx(400 * math.log10(4), abs=3)  # the prior pulls a little
+    assert ratings.tie_parameters([ratings.Stats.of(matches)])[0][2] == pytest.approx(1.0, abs=0.02)
+    breslow = ratings.rate(matches, ties="breslow")
+    assert breslow["a"] - breslow["b"] == pytest.approx(400 * math.log10(2), abs=3)
+
+
+def test_davidson_luce_recovers_known_tie_parameters():
+    # two seats of equal strength: a tie has chance delta / (2 + delta); draw 3000 with delta = 0.5
+    rng = random.Random(3)
+    matches = []
+    for _ in range(3000):
+        x = rng.random() * 2.5
+        matches.append((["a", "b"], [1, 2] if x < 1 else [2, 1] if x < 2 else [1, 1]))
+    assert ratings.tie_parameters([ratings.Stats.of(matches)])[0][2] == pytest.approx(0.5, rel=0.1)
+    rated = ratings.rate(matches)
+    assert abs(rated["a"] - rated["b"]) < 20
+
+
+def test_each_stratum_has_its_own_tie_parameters():
+    often = [(["a", "b"], [1, 1])] * 30 + [(["a", "b"], [1, 2])] * 10 + [(["b", "a"], [1, 2])] * 10
+    seldom = [(["a", "b"], [1, 1])] * 2 + [(["a", "b"], [1, 2])] * 20 + [(["b", "a"], [1, 2])] * 20
+    first, second = ratings.tie_parameters([ratings.Stats.of(often), ratings.Stats.of(seldom)])
+    assert first[2] > 5 * second[2]
+
+
+def test_davidson_luce_is_order_free_name_free_and_finite_with_ties():
+    matches = with_ties(5, 300)
+    first = ratings.rate(matches)
+    for seed in range(3):
+        shuffled = list(matches)
+        random.Random(seed).shuffle(shuffled)
+        assert ratings.rate(shuffled) == first
+    assert ratings.rate(matches) != ratings.rate(matches, ties="breslow")
+    rename = {"a": "zed", "b": "alpha", "c": "mid", "d": "beta", "e": "0"}
+    renamed = ratings.rate(([rename[s] for s in seats], ranks) for seats, ranks in matches)
+    for name, value in first.items():
+        assert renamed[rename[name]] == pytest.approx(value, abs=1e-9)
+    always = [(["top", "b", "c"], [1, 2, 2]), (["c", "top", "b"], [2, 1, 2]), (["b", "c", "top"], [3, 2, 1])] * 5
+    rated = ratings.rate(always)
+    assert max(rated, key=rated.get) == "top" and all(math.isfinite(v) for v in rated.values())
+    assert ratings.rate([(["a", "b"], [1, 1])] * 20)["a"] == pytest.approx(0)  # every match a tie: still fits
+
+
+def test_with_many_ties_breslow_gives_narrower_intervals_than_davidson_luce():
+    rng = random.Random(6)
+    units = [ratings.Stats.of(with_ties(rng.randrange(1 << 30), 20)) for _ in range(12)]
+    dl, breslow = ratings.bootstrap([units]), ratings.bootstrap([units], ties="breslow")
+    width = {m: sum(r.high - r.low for r in rated.values()) for m, rated in (("dl", dl), ("breslow", breslow))}
+    assert width["breslow"] < width["dl"]
+    assert dl == ratings.bootstrap([units])  # reproducible
 
 
 def test_the_fit_is_bit_identical_for_the_same_matches_in_any_order():
@@ -160,8 +235,9 @@ def test_the_rank_order_probabilities_add_up():
     assert rated["c"].above["a"] > 0.9
 
 
-def test_bench_stats_coverage_and_los_sections_run(monkeypatch):
-    """A smoke version of bench/stats.py's `coverage` and `los` (the figures come from the full runs)."""
+def test_bench_stats_coverage_los_ties_and_fit_sections_run(monkeypatch):
+    """A smoke version of bench/stats.py's `coverage`, `los`, `ties` and `fit` (the figures come from
+    the full runs)."""
     import importlib.util
     from pathlib import Path
 
@@ -175,3 +251,7 @@ def test_bench_stats_coverage_and_los_sections_run(monkeypatch):
     assert row["runs"] == 3 and 0 <= row["t"] <= 1 and 0 <= row["percentile"] <= 1 and row["mean_width"] > 0
     row = stats.los_case(4, 10, 0.5, 20, seed=1)
     assert 0 <= row["per_set"] <= 1 and 0 <= row["per_seating"] <= 1
+    row = stats.ties_case(2, 4, 2, seed=1, deltas=stats.PAIR_DELTAS)
+    assert row["runs"] == 2 and 0 < row["tied"] < 1 and 0 <= row["davidson"] <= 1 and 0 <= row["breslow"] <= 1
+    row = stats.fit_case(2, 3, 0.0, 2, seed=1, deltas=stats.PAIR_DELTAS)
+    assert row["runs"] == 2 and 0 <= row["warns"] <= row["p_below_0.05"] <= 1

@@ -187,3 +187,10 @@ def test_concurrency_is_capped_and_zero_means_one_per_core(tmp_path):
     assert ": concurrency: expected 0 (one per core) or more, at most 1024, got 5000" in line
     path = write(tmp_path, "concurrency = 1\n" + BASE + MAUMAU)
     assert load_tournament(path, REGISTRY, concurrency=0).concurrency == (os.cpu_count() or 1)  # --concurrency 0
+
+
+def test_the_model_of_ties_is_davidson_by_default_and_breslow_on_request(tmp_path):
+    assert load_tournament(write(tmp_path, BASE + MAUMAU), REGISTRY).ties == "davidson"
+    assert load_tournament(write(tmp_path, 'ties = "breslow"\n' + BASE + MAUMAU), REGISTRY).ties == "breslow"
+    with pytest.raises(ConfigError, match='ties: expected "davidson" or "breslow"'):
+        load_tournament(write(tmp_path, 'ties = "exact"\n' + BASE + MAUMAU), REGISTRY)

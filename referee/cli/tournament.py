@@ -341,6 +341,9 @@ def _print_standings(console, table: dict, name: str) -> None:
         order = [r.entrant for r in table["games"][game]]
         console.print(head_to_head.rich_table(pairs, f"{game}: head to head", order,
                                               min_sets=table["min_sets"][game]))
+    for line in st.fit_lines(table):  # each game's goodness of fit, the model of ties (issue 26)
+        console.print(line, style="bold yellow" if "does not fit" in line else "italic", highlight=False,
+                      markup=False)
     shown = rich_fault_table(table["faults"])
     if shown is not None:
         console.print(shown)

@@ -100,6 +100,8 @@ class TournamentConfig:
     # [limits] reuse_matches: the most matches one process of a bot that declared reuse plays
     # (docs/protocol.md "Reusing a bot process"); 0 or 1: a fresh process for every match
     reuse_matches: int = REUSE_MATCHES
+    # the ratings' model of ties (referee/tournament/ratings.py TIES): "davidson" (Davidson-Luce) or "breslow"
+    ties: str = "davidson"
 
     def min_sets(self) -> dict[str, int]:
         """Each game's `min_sets` (the largest of its entries'), as the journal's head keeps it: only
@@ -185,7 +187,7 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
     r = _Reader(path)
     known_top = {"name", "seed", "limits", "output", "concurrency", "out", "entrants", "games",
                  "schedule", "seeds", "duplicate", "seating", "focus", "executor", "scheduler", "shared_out",
-                 "min_sets"}
+                 "min_sets", "ties"}
     for key in data:
         if key not in known_top:
             raise r.fail(key, f"one of the keys {', '.join(sorted(known_top))} (unknown key)")
@@ -218,6 +220,9 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
     default_min_sets = r.get(data, "min_sets", "", int, default=DEFAULT_MIN_SETS)
     if default_min_sets < 1:
         raise r.fail("min_sets", "at least 1", default_min_sets)
+    ties = r.get(data, "ties", "", str, default="davidson", expected='"davidson" or "breslow"')
+    if ties not in ("davidson", "breslow"):  # referee/tournament/ratings.py TIES
+        raise r.fail("ties", '"davidson" or "breslow"', ties)
     default_duplicate = r.get(data, "duplicate", "", bool, default=False)
     default_seating = r.get(data, "seating", "", str, default=designs.DESIGNS[0], expected=_SEATING)
     if default_seating not in designs.DESIGNS:
@@ -305,7 +310,7 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
                           f"{counts[i][1]}")
     return TournamentConfig(path, name, seed, tuple(games), entrants, move_ms, start_ms, max_faults,
                             concurrency, out_dir, executor, scheduler, shared_out, _bot_limits(r, limits),
-                            _output(r, data), _reuse_matches(r, limits))
+                            _output(r, data), _reuse_matches(r, limits), ties)
 
 
 def _reuse_matches(r: _Reader, limits: dict) -> int:

@@ -132,6 +132,10 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
                                             {"all games": st.overall_note(table)} if scope == "all games" and few
                                             else {}, table.get("rank_order", {}).get(scope)))
         nav.append(("standings-0", "standings"))
+        # each game's goodness of fit and the model of ties (referee/tournament/fit.py), one line each
+        sections.append('<section id="fit"><h2>Fit of the rating scale</h2><ul>' + "".join(
+            ('<li style="color:#7a5200;font-weight:bold">' if "does not fit" in line else "<li>")
+            + f"{html.escape(line)}</li>" for line in st.fit_lines(table)) + "</ul></section>")
         if table.get("sprt"):
             sections.append(_sprt_html(table["sprt"]))
             nav.append(("sprt", "sprt"))

@@ -75,7 +75,7 @@ def read_once(journal: Path, decisions: list[dict[str, Any]]) -> tuple[dict[str,
                 faulty.append({k: rec.get(k) for k in ("index", "key", "seats", "replay", "fault_log")})
             if (head or {}).get("sprt"):
                 tested.append({k: rec[k] for k in ("key", "game", "seats", "ranks")})
-    table = st.compute(results, st.journal_min_sets(head or {}))
+    table = st.compute(results, st.journal_min_sets(head or {}), st.journal_ties(head or {}))
     table["faults"] = fault_rows(faulty)
     table["failed"] = [failed[index] for index in sorted(failed)]  # in the files when there are some
     # each SPRT entry's verdict, LLR, bounds and sets

@@ -113,6 +113,8 @@ def prepare(config: TournamentConfig, resume: bool,
         head["sprt"] = tests
     if config.min_sets():  # the same: only when a game's differs from the default (the standings read it)
         head["min_sets"] = config.min_sets()
+    if config.ties != "davidson":  # the same: only a model of ties other than the default (the standings read it)
+        head["ties"] = config.ties
     journal = config.out / JOURNAL
     done: set[int] = set()
     faults = 0

@@ -20,6 +20,11 @@ LOS; the overall table gets none unless every game has its `min_sets`. A `min_se
 brings back the old behaviour for a single deal: its tables (a table's seatings of that deal
 together) are resampled instead, or, with a single table, its matches.
 
+Ties: the ratings' model of ties is Davidson-Luce, each game with its own tie parameters
+(`ties = "breslow"` in the tournament file, kept in the journal's head, for the rule used before);
+`ties` in the standings says which model made the numbers. `fit`, per game: does the rating scale
+fit the game's pairwise results (referee/tournament/fit.py; None below `min_sets`).
+
 Tables are sorted by rating, then wins, then name. The overall table rates each entrant across every
 game it played, in one fit: it compares entrants fairly only when they played the same games, so
 the reports lead with each game's table and show the overall one only for the entrants that
@@ -38,7 +43,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from referee.tournament import head_to_head, ratings
+from referee.tournament import fit, head_to_head, ratings
 from referee.tournament.head_to_head import MIN_SETS
 
 OVERALL_NOTE = "all games; each entrant rated across every game it played"
@@ -171,8 +176,9 @@ class Tally:
         self.rows: dict[str, Row] = {}
         self.rank_sum: dict[str, int | float] = {}
         self.point_sum: dict[str, int | Fraction] = {}  # exact, so the totals are order-free
-        self.stats = ratings.Stats()
+        self.stats: dict[str, ratings.Stats] = {}  # by game: each game ties in its own way (ratings.py)
         self._theta: dict[str, float] | None = None
+        self._ties: list[dict[int, float]] | None = None
 
     def add(self, rec: dict[str, Any]) -> None:
         """Count one match record."""
@@ -191,7 +197,7 @@ class Tally:
                 score = rec["scores"][seat]
                 self.point_sum[name] += Fraction(score) if isinstance(score, float) else score
         if self.rate:
-            self.stats.add(rec["seats"], rec["ranks"])
+            self.stats.setdefault(rec["game"], ratings.Stats()).add(rec["seats"], rec["ranks"])
 
     def counts(self) -> dict[str, Row]:
         """The rows with their means, by name; no rating yet."""
@@ -206,7 +212,11 @@ class Tally:
     def table(self) -> list[Row]:
         """The live table: the batch rating of the matches so far (warm-started from the last
         table's, a few Newton steps at most), no interval; sorted like the standings."""
-        self._theta = ratings.fit(self.stats, self._theta, steps=3)
+        strata = [self.stats[game] for game in sorted(self.stats)]
+        if any(stats.groups for stats in strata):  # Davidson-Luce, a game's tie parameters its own
+            self._theta, self._ties = ratings.fit_with_ties(strata, self._theta, 3, self._ties)
+        else:
+            self._theta = ratings.fit(_merged(strata), self._theta, steps=3)
         rated = ratings.centred(self._theta)
         return _sorted([replace(r, rating=round(rated[name], 2), sigma=None, low=None, high=None)
                         for name, r in self.counts().items()])
@@ -284,9 +294,14 @@ def sprt_outcomes(path: str | Path) -> list[Any]:
 
 def compute_journal(path: str | Path) -> dict[str, Any]:
     """`compute` of a journal's counted match records (`counted_journal`), read in one streamed
-    pass: memory holds a `Result` per match, never the records; `min_sets` from its head."""
+    pass: memory holds a `Result` per match, never the records; `min_sets` and `ties` from its head."""
     head = next((r for r in iter_journal(path) if r["type"] == "tournament"), None) or {}
-    return compute(counted_journal(path), journal_min_sets(head))
+    return compute(counted_journal(path), journal_min_sets(head), journal_ties(head))
+
+
+def journal_ties(head: dict[str, Any]) -> str:
+    """The ratings' model of ties a journal's head names (ratings.TIES), else the default."""
+    return head.get("ties") if head.get("ties") in ratings.TIES else ratings.DEFAULT_TIES
 
 
 def journal_min_sets(head: dict[str, Any]) -> dict[str, int]:
@@ -297,12 +312,15 @@ def journal_min_sets(head: dict[str, Any]) -> dict[str, int]:
     return {g: n for g, n in given.items() if isinstance(g, str) and type(n) is int}
 
 
-def compute(records: Iterable[dict[str, Any]], min_sets: int | dict[str, int] | None = None) -> dict[str, Any]:
+def compute(records: Iterable[dict[str, Any]], min_sets: int | dict[str, int] | None = None,
+            ties: str = ratings.DEFAULT_TIES) -> dict[str, Any]:
     """Standings overall and per game, head-to-head records per game, how many duplicate sets each
     game's records make and the `min_sets` each was judged by, as {"overall": [Row], "games":
     {game: [Row]}, "head_to_head": {game: [Pair]}, "rank_order": {game: {entrant: {opponent: P}} or
-    None}, "sets": {game: int}, "min_sets": {game: int}}; the same for records in any order.
-    `min_sets`: one for every game, or by game (MIN_SETS for a game left out).
+    None}, "sets": {game: int}, "min_sets": {game: int}, "ties": {"model": str, "delta": {game:
+    {size: delta}}}, "fit": {game: fit.Fit or None}}; the same for records in any order.
+    `min_sets`: one for every game, or by game (MIN_SETS for a game left out); `ties`: the
+    ratings' model of ties (ratings.TIES).
     Of each record only its `Result` is kept: pass an iterator, and the records are not held."""
     by_game: dict[str, list[Result]] = {}
     shared: dict[Any, Any] = {}
@@ -315,14 +333,17 @@ def compute(records: Iterable[dict[str, Any]], min_sets: int | dict[str, int] | 
     sure = {game: len(sets[game]) >= least[game] for game in games}
     stats = {game: [ratings.Stats.of((r["seats"], r["ranks"]) for r in unit) for unit in _units(sets[game])]
              for game in games}
-    rated = {game: ratings.bootstrap([stats[game]]) if sure[game] else _point(stats[game]) for game in games}
+    rated = {game: ratings.bootstrap([stats[game]], ties=ties) if sure[game] else _point([stats[game]], ties)
+             for game in games}
     # one game: the overall fit is the game's (the same units in the one stratum)
     if len(games) == 1:
         overall = rated[games[0]]
     elif all(sure.values()):
-        overall = ratings.bootstrap([stats[game] for game in games])
+        overall = ratings.bootstrap([stats[game] for game in games], ties=ties)
     else:
-        overall = _point([unit for game in games for unit in stats[game]])
+        overall = _point([stats[game] for game in games], ties)
+    whole = {game: _merged(stats[game]) for game in games}
+    davidson = ties != "breslow"
     tables = {game: _table(by_game[game], rated[game], True, sure[game]) for game in games}
     return {
         "overall": _table([r for game in games for r in by_game[game]], overall, False, all(sure.values()),
@@ -334,18 +355,32 @@ def compute(records: Iterable[dict[str, Any]], min_sets: int | dict[str, int] | 
                                for r in tables[game]} if sure[game] else None) for game in games},
         "sets": {game: len(sets[game]) for game in games},
         "min_sets": least,
+        # which model of ties made the ratings, and each game's fitted tie parameters (delta by tie size)
+        "ties": {"model": "davidson-luce" if davidson else "breslow",
+                 "delta": {game: ({str(k): round(d, 4) for k, d in ratings.tie_parameters([whole[game]])[0].items()}
+                                  if davidson else {}) for game in games}},
+        # per game: the rating scale's goodness of fit (referee/tournament/fit.py; None below min_sets)
+        "fit": {game: fit.check([(r["seats"], r["ranks"]) for r in by_game[game]], ties) if sure[game] else None
+                for game in games},
     }
 
 
-def _point(units: list[ratings.Stats]) -> dict[str, ratings.Rating]:
-    """The ratings of `units` without any bootstrap (too few sets for an interval: none is shown)."""
+def _merged(units: list[ratings.Stats]) -> ratings.Stats:
+    """The statistics of all of `units` together."""
     stats = ratings.Stats()
     for unit in units:
-        for name, c in unit.wins.items():
-            stats.wins[name] = stats.wins.get(name, 0) + c
-        for key, c in unit.choices.items():
-            stats.choices[key] = stats.choices.get(key, 0) + c
-    rated = ratings.centred(ratings.fit(stats))
+        stats.merged(unit)
+    return stats
+
+
+def _point(strata: list[list[ratings.Stats]], ties: str = ratings.DEFAULT_TIES) -> dict[str, ratings.Rating]:
+    """The ratings of the strata's units without any bootstrap (too few sets for an interval: none
+    is shown); under Davidson-Luce each stratum (game) with its own tie parameters."""
+    whole = [_merged(units) for units in strata]
+    if ties != "breslow" and any(stats.groups for stats in whole):
+        rated = ratings.centred(ratings.fit_strata(whole))
+    else:
+        rated = ratings.centred(ratings.fit(_merged([s for s in whole]), ties="breslow"))
     return {name: ratings.Rating(value, 0.0, value, value) for name, value in rated.items()}
 
 
@@ -415,6 +450,10 @@ def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:
         "min_sets": dict(standings.get("min_sets", {})),
         # per game: P(entrant rated above opponent) over the bootstrap resamples (None: too few sets)
         "rank_order": dict(standings.get("rank_order", {})),
+        # the ratings' model of ties, with each game's fitted tie parameters (delta_k by tie size k)
+        "ties": standings.get("ties", {"model": "davidson-luce", "delta": {}}),
+        # per game: does the rating scale fit its pairwise results (referee/tournament/fit.py; None: too few sets)
+        "fit": {g: (f.record() if f is not None else None) for g, f in standings.get("fit", {}).items()},
         # every entrant's faults by kind (referee.tournament.reporting.FaultRow), when the caller added them
         "faults": [r.record() for r in standings.get("faults", [])],
         # matches failed on the referee's side, by error (only when there are some: counted for no one)
@@ -434,9 +473,11 @@ def _without_none(data: dict[str, Any]) -> dict[str, Any]:
     tests = {"sprt": kept(data["sprt"])} if "sprt" in data else {}
     return {**data, "overall": kept(data["overall"]), "games": {g: kept(rows) for g, rows in data["games"].items()},
             "head_to_head": {g: kept(rows) for g, rows in data["head_to_head"].items()},
-            "rank_order": {g: order for g, order in data["rank_order"].items() if order is not None}, **tests}
+            "rank_order": {g: order for g, order in data["rank_order"].items() if order is not None},
+            "fit": {g: f for g, f in data["fit"].items() if f is not None}, **tests}
 
 
+FIT_COLUMNS = ("factor", "p", "deviance", "p_deviance", "pairs", "simulations", "warns")
 COLUMNS = ("entrant", "matches", "wins", "mean_rank", "total_points", "mean_points", "faults",
            "disqualified", "rating", "sigma", "low", "high", "p_best")
 
@@ -465,6 +506,12 @@ def write_all(standings: dict[str, Any], out_dir: Path, name: str = "", score_no
         w.writerow(("scope",) + sprt.COLUMNS)
         for t in data["sprt"]:
             w.writerow(("sprt",) + tuple("" if t[c] is None else t[c] for c in sprt.COLUMNS))
+    if any(f is not None for f in data["fit"].values()):  # the same: each game's goodness of fit
+        w.writerow(())
+        w.writerow(("scope", "game") + FIT_COLUMNS)
+        for game, f in data["fit"].items():
+            if f is not None:
+                w.writerow(("fit", game) + tuple(f[c] for c in FIT_COLUMNS))
     p = out_dir / "standings.csv"
     p.write_text(buf.getvalue(), encoding="utf-8")
     paths.append(p)
@@ -509,6 +556,7 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
                                  ("entrant", "p_best") + tuple(names),
                                  [[n, best.get(n, "-")] + ["" if o == n else order[n][o] for o in names]
                                   for n in names])
+    lines += ["## Fit of the rating scale", "", *[f"- {line}" for line in fit_lines(data)], ""]
     if data.get("sprt"):
         from referee.tournament import sprt
 
@@ -534,7 +582,10 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
         "finishes ahead of the weaker 10 times as often; mean 0 over the table's entrants); sigma: its "
         "bootstrap standard error over duplicate sets (a deal's matches resampled together); low/high: its "
         "95% interval, rating +- Student's t times sigma; p_best: how often it rated best of its game over "
-        "the resamples (the rank order tables: how often above each other entrant). Below a game's min_sets "
+        "the resamples (the rank order tables: how often above each other entrant). Fit: the observed "
+        "pairwise log-odds (how often each entrant finished ahead of each other, ties apart) as a multiple "
+        "of the ones the ratings predict, judged against simulations from the fitted model (a warning "
+        "when the scale does not fit the game); ties: Davidson-Luce unless said otherwise. Below a game's min_sets "
         "duplicate sets none of these is given ('-'). The cross-game table (only where two entrants or more "
         "played every game) rates those entrants across every game in one fit: it compares fairly only "
         f"entrants of the same games. Points are each game's own {points}; the cross-game table has none.",
@@ -559,6 +610,30 @@ def _sprt_row(t: dict[str, Any]) -> list[Any]:
             f"{t['sets']} ({t['matches']} matches)", f"{t['llr']:.2f} ({t['lower']:.2f}, {t['upper']:.2f})",
             t["result"], "-" if t["elo"] is None else f"{elo(t['elo'])} ({elo(t['elo_low'])}..{elo(t['elo_high'])})",
             "-" if t["los"] is None else f"{t['los']:.3f}"]
+
+
+def ties_line(data: dict[str, Any]) -> str:
+    """Which model of ties made the ratings, with each game's fitted tie parameters."""
+    ties = data.get("ties") or {}
+    if ties.get("model") == "breslow":
+        return "Ties: Breslow's rule (each tied seat counted as finishing ahead of the others tied with it)"
+    shown = [f"{game} " + ", ".join(f"delta_{k} = {d:g}" for k, d in deltas.items())
+             for game, deltas in ties.get("delta", {}).items() if deltas]
+    return "Ties: Davidson-Luce" + (f" ({'; '.join(shown)})" if shown else " (no ties in the results)")
+
+
+def fit_lines(data: dict[str, Any]) -> list[str]:
+    """Each game's goodness-of-fit line (a warning when the rating scale does not fit), then the
+    model of ties; "-" for a game below its min_sets. `data`: `as_dict`'s or `compute`'s."""
+    out = []
+    for game, record in data.get("fit", {}).items():  # as_dict's records, or compute's fit.Fit
+        if record is None:
+            out.append(f"{game}: - (no fit line below min_sets duplicate sets)")
+        elif isinstance(record, fit.Fit):
+            out.append(record.line(game))
+        else:
+            out.append(fit.Fit(**{k: v for k, v in record.items() if k != "warns"}).line(game))
+    return out + [ties_line(data)]
 
 
 def few_sets(data: dict[str, Any]) -> dict[str, str]:
