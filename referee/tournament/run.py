@@ -139,6 +139,8 @@ class InFlight:
 
 _idle = threading.Event()  # set while this worker plays no match (see play_local)
 _idle.set()
+_playing = False  # True while a match runs that SIGTERM has not stopped yet (see _on_term)
+_stopping = False  # SIGTERM came: the worker exits once its match has stopped
 
 
 _in_flight: InFlight | None = None  # where this worker notes the match it plays
@@ -164,12 +166,22 @@ def _end_pool(grace: bool) -> None:
 
 
 def _on_term(signum, frame):
+    """SIGTERM (the pool broken or stopped, the driver gone): stop the match, then exit.
+
+    A worker never goes back to wait for tasks after a SIGTERM: from Python 3.12 a broken pool
+    sends its workers no sentinel to stop on, it only terminates them and waits for them to end
+    (the driver then waited forever for a worker that had stopped its match and taken the next
+    task off the queue). A second SIGTERM while the match stops does nothing more."""
+    global _playing, _stopping
+    _stopping = True
     if _idle.is_set():
         # between matches: only the kept bots to kill; exit at once (no traceback, and no waiting
         # for a lock on the pool's queues that a worker killed outright may have left held)
         _end_pool(grace=False)
         os._exit(1)
-    raise _Terminated()
+    if _playing:
+        _playing = False
+        raise _Terminated()  # the match's finally blocks kill its bots; play_local exits after
 
 
 def _worker_init(plugins_dir: str | None, driver: int | None = None, in_flight: InFlight | None = None,
@@ -435,9 +447,11 @@ def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, ou
                key: sealing.DealKey, output: Output = Output(), signer: signing.Signer | None = None) -> dict[str, Any]:
     """One match in a local worker process (see `_worker_init`): `play`, its bots guarded, so a
     worker killed outright (SIGKILL, OOM) takes its bots with it; kept bots from this worker's
-    pool, if it has one."""
-    _idle.clear()
+    pool, if it has one. Once SIGTERM has stopped the match, the worker exits (see `_on_term`)."""
+    global _playing
+    _playing = True  # before _idle is cleared: a SIGTERM in between finds the worker idle
     try:
+        _idle.clear()
         if _in_flight is not None:
             _in_flight.start(spec.index)
         try:
@@ -445,9 +459,13 @@ def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, ou
         except Exception as exc:
             return failure_record(spec, exc, out_dir)
     finally:
+        _playing = False  # a SIGTERM from here on no longer raises: the match is over
         if _in_flight is not None:
             _in_flight.stop()
         _idle.set()
+        if _stopping:
+            _end_pool(grace=False)
+            os._exit(1)
 
 
 FILES = "files"  # the key of a task's returned files; never journaled
