@@ -329,9 +329,9 @@ def test_resume_refuses_another_deal_key(tmp_path):
 
 
 def _unprivileged_python() -> list[str] | None:
-    """How to run the referee as `nobody` here (root only; the checkout and a system Python 3.11 must
-    be readable by it), or None."""
-    setpriv, system_python = shutil.which("setpriv"), "/usr/bin/python3"
+    """How to run the referee as `nobody` here (root only; the checkout and a system Python must be
+    readable by it, of this Python's version: the venv's compiled packages are built for it), or None."""
+    setpriv, system_python = shutil.which("setpriv"), "/usr/bin/python%d.%d" % sys.version_info[:2]
     if os.geteuid() != 0 or setpriv is None or not os.path.exists(system_python):
         return None
     probe = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", system_python, "-c",
@@ -356,7 +356,7 @@ def _as_nobody(args: list[str], out: Path, timeout: int = 600) -> subprocess.Com
     prefix = _unprivileged_python()
     if prefix is None:
         pytest.skip("no way to run the referee as an unprivileged user here (not root, or the checkout or a "
-                    "system Python is not readable by nobody)")
+                    "system Python of this version is not readable by nobody)")
     code = f"{_SETUP}; sys.argv[0] = 'referee'; from referee.cli import main; main()"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(out), "TMPDIR": str(out), "ORGANISER_TOKEN": TOKEN,
            "REFEREE_DEAL_KEY": KEY, "PYTHONPATH": os.pathsep.join(_paths())}

@@ -618,6 +618,41 @@ def test_a_worker_killed_by_a_bot_is_replaced_and_its_matches_played_again(tmp_p
     assert sorted(r["index"] for r in lines if r["type"] == "match") == list(range(total)), "every match once"
 
 
+# A worker as a pool runs it: its match (a stand-in that never ends), then, the match stopped by
+# SIGTERM, the wait for the next task (which, from Python 3.12, never comes to a broken pool).
+TERMINATED_WORKER = """
+import sys, time
+from referee.tournament import play as worker, workers
+workers._worker_init(None)
+def play(*args, **kwargs):
+    print("playing", flush=True)
+    time.sleep(300)
+worker.play = play
+try:
+    worker.play_local(None, {}, None, "", None)
+except BaseException as exc:
+    print("stopped:", type(exc).__name__, flush=True)
+time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("signals", [1, 2])
+def test_a_worker_ends_once_sigterm_has_stopped_its_match(signals):
+    """SIGTERM (once, or twice as a broken pool sends it from Python 3.12) stops a worker's
+    match and ends the worker: it never goes back to wait for a task, which a broken pool on
+    Python 3.12 and later waited for forever (the pool sends no sentinel there)."""
+    proc = subprocess.Popen([sys.executable, "-c", TERMINATED_WORKER], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "playing\n"
+        for _ in range(signals):
+            proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 1, "the worker ended"
+        assert proc.stdout.read() == "", "the match stopped without going back to the task loop"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_a_match_that_kills_its_worker_twice_ends_the_run_with_one_line(tmp_path):
     path = killer_tournament(tmp_path)
     out = tmp_path / "o"

@@ -145,7 +145,9 @@ class LocalBackend(Backend):
         return isinstance(exc, BrokenProcessPool)
 
     def restart(self) -> None:
-        """Wait for the broken pool's workers to end (it terminates them), then start new ones."""
+        """Wait for the broken pool's workers to end, then start new ones. The pool terminates
+        them (SIGTERM; from Python 3.12 it sends them no sentinel besides), so each must exit once
+        SIGTERM has stopped its match (the worker's `_on_term` in referee/tournament/run.py)."""
         self.executor.shutdown(wait=True)
         self.executor = self._pool()
 

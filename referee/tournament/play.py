@@ -40,6 +40,8 @@ _registry_lock = threading.Lock()
 
 _idle = threading.Event()  # set while this worker plays no match (see play_local)
 _idle.set()
+_playing = False  # True while a match runs that SIGTERM has not stopped yet (see workers._on_term)
+_stopping = False  # SIGTERM came: the worker exits once its match has stopped
 
 
 _in_flight: Any = None  # where this worker notes the match it plays (a workers.InFlight, set by _worker_init)
@@ -202,9 +204,11 @@ def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, ou
                key: sealing.DealKey, output: Output = Output(), signer: signing.Signer | None = None) -> dict[str, Any]:
     """One match in a local worker process (see `_worker_init`): `play`, its bots guarded, so a
     worker killed outright (SIGKILL, OOM) takes its bots with it; kept bots from this worker's
-    pool, if it has one."""
-    _idle.clear()
+    pool, if it has one. Once SIGTERM has stopped the match, the worker exits (see workers._on_term)."""
+    global _playing, _pool
+    _playing = True  # before _idle is cleared: a SIGTERM in between finds the worker idle
     try:
+        _idle.clear()
         if _in_flight is not None:
             _in_flight.start(spec.index)
         try:
@@ -212,9 +216,15 @@ def play_local(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, ou
         except Exception as exc:
             return failure_record(spec, exc, out_dir)
     finally:
+        _playing = False  # a SIGTERM from here on no longer raises: the match is over
         if _in_flight is not None:
             _in_flight.stop()
         _idle.set()
+        if _stopping:  # never back to the task queue after a SIGTERM (Python 3.12+ sends no sentinel)
+            pool, _pool = _pool, None
+            if pool is not None:
+                pool.close(False)
+            os._exit(1)
 
 
 FILES = "files"  # the key of a task's returned files; never journaled

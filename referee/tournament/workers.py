@@ -70,12 +70,21 @@ def _end_pool(grace: bool) -> None:
 
 
 def _on_term(signum, frame):
+    """SIGTERM (the pool broken or stopped, the driver gone): stop the match, then exit.
+
+    A worker never goes back to wait for tasks after a SIGTERM: from Python 3.12 a broken pool
+    sends its workers no sentinel to stop on, it only terminates them and waits for them to end
+    (the driver then waited forever for a worker that had stopped its match and taken the next
+    task off the queue). A second SIGTERM while the match stops does nothing more."""
+    play._stopping = True
     if play._idle.is_set():
         # between matches: only the kept bots to kill; exit at once (no traceback, and no waiting
         # for a lock on the pool's queues that a worker killed outright may have left held)
         _end_pool(grace=False)
         os._exit(1)
-    raise _Terminated()
+    if play._playing:
+        play._playing = False
+        raise _Terminated()  # the match's finally blocks kill its bots; play_local exits after
 
 
 def _worker_init(plugins_dir: str | None, driver: int | None = None, in_flight: InFlight | None = None,
