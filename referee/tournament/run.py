@@ -335,168 +335,187 @@ def _run(config: TournamentConfig, prepared: Prepared, plugins_dir: str | None
         finally:
             journal.close()
         return
-    limits = match_limits(config)
-    key = sealing.for_directory(config.out)
-    output = replace(config.output, shard=head["matches"] > SHARD_AT)
-    _remove_partials(config.out)
-    if limits.sandbox == "bwrap":
-        sandbox.require("bwrap", "the tournament's limits.sandbox = \"bwrap\"")
-    out = config.out.resolve()
-    # Absolute working directories: a worker may run in another directory, or on another machine
-    # where the same paths hold the same bots.
-    entrants = {name: replace(e, cwd=os.path.abspath(e.cwd)) if e.cwd else e for name, e in config.entrants.items()}
-    if limits.sandbox == "bwrap":
-        entrants = own_views(entrants, config.path)
-    workers = min(config.concurrency, len(todo))
-    in_flight = InFlight(workers) if config.executor == "local" else None
-    resumed, since = len(journaled), time.monotonic()
-    faults_seen = [faults]
-
-    def progress() -> Progress:
-        """The run's progress now (the time left at this run's pace)."""
-        skipped = gauntlets.unplayed()
-        count, total = len(journaled), head["matches"] - skipped
-        played = count - resumed
-        eta = (time.monotonic() - since) / played * (total - count) if played and total > count else None
-        return Progress(count, total, faults_seen[0], resumed, skipped, eta)
-
+    run = _Driving(config, prepared, plugins_dir)
     # The journal is opened once the backend is up: a scheduler that cannot be reached leaves no
     # journal behind (which would ask for --resume next time).
     with _scratch_root() as scratch, executors.open_backend(
-            config.executor, workers, scheduler=config.scheduler, shared_out=config.shared_out,
-            initializer=_worker_init, initargs=(plugins_dir, os.getpid(), in_flight, scratch,
+            config.executor, run.workers, scheduler=config.scheduler, shared_out=config.shared_out,
+            initializer=_worker_init, initargs=(plugins_dir, os.getpid(), run.in_flight, scratch,
                                                 reuse_pool(config))) as backend:
         journal = Journal(config.out / JOURNAL, head, signer)
         try:
             _journal_decisions(journal, gauntlets)
             yield BackendReady(backend.kind, backend.description)
-            if backend.kind == "local":
-                def submit(spec):
-                    return backend.submit(play_local, spec, entrants, limits, str(out), key, output, signer,
-                                          name=spec.key)
-            else:
-                plugins = os.path.abspath(plugins_dir) if plugins_dir else None
-
-                def submit(spec):
-                    return backend.submit(play_task, spec, entrants, limits, str(out), plugins, backend.shared_out,
-                                          key, output, signer, name=spec.key)
-            # A bounded window of matches in flight, not every match submitted at once: the
-            # futures held do not grow with the schedule, and Ctrl-C has little to cancel.
-            window = max(8, 4 * config.concurrency)
-
-            def unstopped(specs: Iterable[MatchSpec]) -> Iterator[MatchSpec]:
-                """The specs still to play, asked as each is launched: none of a decided SPRT entry."""
-                return (spec for spec in specs if not gauntlets.stopped(spec.index))
-
-            queue: Iterator[MatchSpec] = unstopped(todo)
-            pending: dict[cf.Future, MatchSpec] = {}
-            kills: Counter[int | None] = Counter()  # workers killed, per match played (None: none)
-            failing = 0  # matches failed on the referee's side since the last one that did not
-            notes: list[str] = []  # what the watch said since the last look
-            watch = executors.WorkerWatch(backend, notes.append)  # says when no worker takes the matches
-
-            def launch(spec: MatchSpec) -> None:
-                try:
-                    future = submit(spec)
-                except Exception as exc:  # the pool broke since the last wait
-                    if not backend.broken(exc):
-                        raise
-                    future = cf.Future()
-                    future.set_exception(exc)
-                pending[future] = spec
-
-            def settle(future: cf.Future) -> Iterator[MatchFinished | MatchFailed | SprtStep]:
-                """Journal a finished match (yielding its events); returns the match instead if a
-                worker died under it."""
-                nonlocal failing
-                spec = pending.pop(future)  # drop our reference: the result may hold a replay
-                try:
-                    record = future.result()
-                except Exception as exc:
-                    if backend.broken(exc):
-                        return spec
-                    err = backend.failure(exc, spec.key)
-                    if err is exc:
-                        raise
-                    raise err from exc
-                files = record.pop(FILES, None)
-                if record["index"] in journaled:
-                    return None  # a match is journaled once, whatever ran it twice
-                if record["type"] == FAILURE:
-                    if record.get("full"):
-                        raise DiskFull(record["full"])
-                    journal.append(record)  # not `journaled`: --resume plays it again
-                    failing += 1
-                    yield MatchFailed(record, progress())
-                    if failing >= FAILED_IN_A_ROW:
-                        raise RefereeFailure(
-                            f"{failing} matches in a row failed on the referee's side, the last ({record['key']}) "
-                            f"with {record['error']}: stopped; the journal keeps every finished match and "
-                            "each failure's traceback: once the cause is fixed, run again with --resume, "
-                            "which plays the failed matches again")
-                    return None
-                failing = 0
-                if files:
-                    _write_files(out, files)
-                journal.append(record)
-                journaled.add(record["index"])
-                faults_seen[0] += sum(record["faults"])
-                decision = gauntlets.add(record)
-                if decision is not None:
-                    journal.append(decision.record())
-                    # its matches not started yet are not played (with Dask, where a queued task
-                    # looks like a running one, those in play too: their results are not counted)
-                    for other, other_spec in list(pending.items()):
-                        if decision.first <= other_spec.index < decision.end and other.cancel():
-                            del pending[other]
-                yield MatchFinished(record, progress())
-                entry = gauntlets.of(record["index"])
-                if entry is not None:
-                    yield SprtStep(entry.game_index, entry.status(), decision is not None)
-                return None
-
-            while True:
-                for spec in itertools.islice(queue, window - len(pending)):
-                    launch(spec)
-                    yield MatchStarted(spec.index, spec.key)
-                if not pending:
-                    break
-                done, _ = cf.wait(pending, timeout=watch.timeout, return_when=cf.FIRST_COMPLETED)
-                lost = []
-                for future in _finished_first(done):
-                    spec = yield from settle(future)
-                    if spec is not None:
-                        lost.append(spec)
-                watch.check(bool(done))  # after the results are journaled: it may raise (scheduler lost)
-                for text in notes:
-                    yield Notice("note", text)
-                notes.clear()
-                if not lost:
-                    continue
-                # A worker was killed outright: every match in its pool fails with it (the other
-                # workers stop theirs, killing their bots). Play them all again in a new pool,
-                # unless the match the killed worker played had killed one before.
-                for future in _finished_first(cf.wait(list(pending))[0]):
-                    spec = yield from settle(future)
-                    if spec is not None:
-                        lost.append(spec)
-                backend.restart()  # returns once every old worker has ended
-                blamed: list[int | None] = [None]  # None: killed between matches, none to blame
-                if in_flight is not None:
-                    blamed = in_flight.left() or blamed
-                    in_flight.clear()
-                kills.update(blamed)
-                again = {k for k in blamed if kills[k] > 1}
-                if again:
-                    raise _killed_twice([s for s in lost if s.index in again] or lost)
-                culprit = [s.key for s in lost if s.index in blamed]
-                yield Notice("warning", f"a worker process was killed outright"
-                             f"{' playing ' + culprit[0] if culprit else ''} (a bot, or the OOM killer; run "
-                             f"untrusted bots with --sandbox bwrap): {len(lost)} "
-                             f"{'match' if len(lost) == 1 else 'matches'} in flight played again")
-                queue = unstopped(itertools.chain(sorted(lost, key=lambda s: s.index), queue))
+            yield from run.drive(backend, journal)
         finally:
             journal.close()
+
+
+class _Driving:
+    """The driver's side of one run, in its steps: `drive` keeps a window of matches in flight
+    (`launch`), journals each as it ends (`settle`), and plays again the matches of a pool a
+    worker's death broke (`replay_lost`); the events each step yields are the run's."""
+
+    def __init__(self, config: TournamentConfig, prepared: Prepared, plugins_dir: str | None) -> None:
+        self.config, self.plugins_dir = config, plugins_dir
+        self.todo, self.journaled, self.gauntlets, self.head, self.signer, faults = prepared
+        self.limits = match_limits(config)
+        self.key = sealing.for_directory(config.out)
+        self.output = replace(config.output, shard=self.head["matches"] > SHARD_AT)
+        _remove_partials(config.out)
+        if self.limits.sandbox == "bwrap":
+            sandbox.require("bwrap", "the tournament's limits.sandbox = \"bwrap\"")
+        self.out = config.out.resolve()
+        # Absolute working directories: a worker may run in another directory, or on another machine
+        # where the same paths hold the same bots.
+        entrants = {name: replace(e, cwd=os.path.abspath(e.cwd)) if e.cwd else e
+                    for name, e in config.entrants.items()}
+        if self.limits.sandbox == "bwrap":
+            entrants = own_views(entrants, config.path)
+        self.entrants = entrants
+        self.workers = min(config.concurrency, len(self.todo))
+        self.in_flight = InFlight(self.workers) if config.executor == "local" else None
+        self.resumed, self.since = len(self.journaled), time.monotonic()
+        self.faults = faults
+        self.pending: dict[cf.Future, MatchSpec] = {}
+        self.kills: Counter[int | None] = Counter()  # workers killed, per match played (None: none)
+        self.failing = 0  # matches failed on the referee's side since the last one that did not
+
+    def progress(self) -> Progress:
+        """The run's progress now (the time left at this run's pace)."""
+        skipped = self.gauntlets.unplayed()
+        count, total = len(self.journaled), self.head["matches"] - skipped
+        played = count - self.resumed
+        eta = (time.monotonic() - self.since) / played * (total - count) if played and total > count else None
+        return Progress(count, total, self.faults, self.resumed, skipped, eta)
+
+    def submit(self, spec: MatchSpec) -> cf.Future:
+        """Hand a match to the backend's workers."""
+        backend = self.backend
+        if backend.kind == "local":
+            return backend.submit(play_local, spec, self.entrants, self.limits, str(self.out), self.key, self.output,
+                                  self.signer, name=spec.key)
+        plugins = os.path.abspath(self.plugins_dir) if self.plugins_dir else None
+        return backend.submit(play_task, spec, self.entrants, self.limits, str(self.out), plugins,
+                              backend.shared_out, self.key, self.output, self.signer, name=spec.key)
+
+    def launch(self, spec: MatchSpec) -> None:
+        """Start a match; a pool broken since the last wait shows in its future."""
+        try:
+            future = self.submit(spec)
+        except Exception as exc:  # the pool broke since the last wait
+            if not self.backend.broken(exc):
+                raise
+            future = cf.Future()
+            future.set_exception(exc)
+        self.pending[future] = spec
+
+    def unstopped(self, specs: Iterable[MatchSpec]) -> Iterator[MatchSpec]:
+        """The specs still to play, asked as each is launched: none of a decided SPRT entry."""
+        return (spec for spec in specs if not self.gauntlets.stopped(spec.index))
+
+    def drive(self, backend: executors.Backend, journal: Journal
+              ) -> Iterator[MatchStarted | MatchFinished | MatchFailed | SprtStep | Notice]:
+        """Play every match still to play, a bounded window of them in flight (the futures held do
+        not grow with the schedule, and Ctrl-C has little to cancel)."""
+        self.backend, self.journal = backend, journal
+        window = max(8, 4 * self.config.concurrency)
+        queue: Iterator[MatchSpec] = self.unstopped(self.todo)
+        notes: list[str] = []  # what the watch said since the last look
+        watch = executors.WorkerWatch(backend, notes.append)  # says when no worker takes the matches
+        pending = self.pending
+        while True:
+            for spec in itertools.islice(queue, window - len(pending)):
+                self.launch(spec)
+                yield MatchStarted(spec.index, spec.key)
+            if not pending:
+                break
+            done, _ = cf.wait(pending, timeout=watch.timeout, return_when=cf.FIRST_COMPLETED)
+            lost = []
+            for future in _finished_first(done):
+                spec = yield from self.settle(future)
+                if spec is not None:
+                    lost.append(spec)
+            watch.check(bool(done))  # after the results are journaled: it may raise (scheduler lost)
+            for text in notes:
+                yield Notice("note", text)
+            notes.clear()
+            if lost:
+                lost = yield from self.replay_lost(lost)
+                queue = self.unstopped(itertools.chain(sorted(lost, key=lambda s: s.index), queue))
+
+    def settle(self, future: cf.Future) -> Iterator[MatchFinished | MatchFailed | SprtStep]:
+        """Journal a finished match (yielding its events); returns the match instead if a worker
+        died under it."""
+        spec = self.pending.pop(future)  # drop our reference: the result may hold a replay
+        try:
+            record = future.result()
+        except Exception as exc:
+            if self.backend.broken(exc):
+                return spec
+            err = self.backend.failure(exc, spec.key)
+            if err is exc:
+                raise
+            raise err from exc
+        files = record.pop(FILES, None)
+        if record["index"] in self.journaled:
+            return None  # a match is journaled once, whatever ran it twice
+        if record["type"] == FAILURE:
+            if record.get("full"):
+                raise DiskFull(record["full"])
+            self.journal.append(record)  # not `journaled`: --resume plays it again
+            self.failing += 1
+            yield MatchFailed(record, self.progress())
+            if self.failing >= FAILED_IN_A_ROW:
+                raise RefereeFailure(
+                    f"{self.failing} matches in a row failed on the referee's side, the last ({record['key']}) "
+                    f"with {record['error']}: stopped; the journal keeps every finished match and "
+                    "each failure's traceback: once the cause is fixed, run again with --resume, "
+                    "which plays the failed matches again")
+            return None
+        self.failing = 0
+        if files:
+            _write_files(self.out, files)
+        self.journal.append(record)
+        self.journaled.add(record["index"])
+        self.faults += sum(record["faults"])
+        decision = self.gauntlets.add(record)
+        if decision is not None:
+            self.journal.append(decision.record())
+            # its matches not started yet are not played (with Dask, where a queued task
+            # looks like a running one, those in play too: their results are not counted)
+            for other, other_spec in list(self.pending.items()):
+                if decision.first <= other_spec.index < decision.end and other.cancel():
+                    del self.pending[other]
+        yield MatchFinished(record, self.progress())
+        entry = self.gauntlets.of(record["index"])
+        if entry is not None:
+            yield SprtStep(entry.game_index, entry.status(), decision is not None)
+        return None
+
+    def replay_lost(self, lost: list[MatchSpec]) -> Iterator[MatchFinished | MatchFailed | SprtStep | Notice]:
+        """A worker was killed outright: every match in its pool fails with it (the other workers
+        stop theirs, killing their bots). The matches to play again in a new pool (returned),
+        unless the match the killed worker played had killed one before."""
+        for future in _finished_first(cf.wait(list(self.pending))[0]):
+            spec = yield from self.settle(future)
+            if spec is not None:
+                lost.append(spec)
+        self.backend.restart()  # returns once every old worker has ended
+        blamed: list[int | None] = [None]  # None: killed between matches, none to blame
+        if self.in_flight is not None:
+            blamed = self.in_flight.left() or blamed
+            self.in_flight.clear()
+        self.kills.update(blamed)
+        again = {k for k in blamed if self.kills[k] > 1}
+        if again:
+            raise _killed_twice([s for s in lost if s.index in again] or lost)
+        culprit = [s.key for s in lost if s.index in blamed]
+        yield Notice("warning", f"a worker process was killed outright"
+                     f"{' playing ' + culprit[0] if culprit else ''} (a bot, or the OOM killer; run "
+                     f"untrusted bots with --sandbox bwrap): {len(lost)} "
+                     f"{'match' if len(lost) == 1 else 'matches'} in flight played again")
+        return lost
 
 
 @contextmanager
