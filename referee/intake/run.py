@@ -128,6 +128,28 @@ def intake(inputs: Sequence[Path], game: Any, registry: Any, out: Path, options:
     return summary
 
 
+def take_in(source: Path, game: Any, registry: Any, out: Path, options: Options = Options()) -> dict[str, Any]:
+    """Take ONE submission (a folder or an archive, as given) in, through the same stages as
+    `intake`, into the same output (its numbering, names.json, accepted.json); its report (the
+    ladder's way in: no summary page is rewritten)."""
+    out = Path(out)
+    for sub in ("submissions", "builds"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    os.chmod(out, 0o755)  # as in `intake`
+    names_file = out / "names.json"
+    owners: dict[str, str] = json.loads(names_file.read_text()) if names_file.exists() else {}
+    number = 1 + sum(1 for _ in (out / "submissions").iterdir())
+    sub = Submission(number, Path(source), out / "submissions" / f"{number:03d}-{_stem(Path(source))}")
+    _receive(sub, owners, options)
+    _write_json(names_file, owners)
+    if "status" not in sub.report:
+        _build_and_validate(sub, game, registry, out, options)
+    _write_json(sub.folder / "report.json", sub.report)
+    (sub.folder / "report.html").write_text(_page(sub.report), encoding="utf-8")
+    _summary(game.name, [sub], out)  # accepted.json
+    return sub.report
+
+
 def _stem(path: Path) -> str:
     name = path.name
     for suffix in (".tar.gz", ".tgz", ".tar", ".zip"):

@@ -1,0 +1,77 @@
+"""`referee ladder LADDER.toml` runs a ladder; `referee ladder serve OUT` serves its site
+(referee/ladder/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from referee.cli.common import _console, _errors, _registry, app
+
+
+@app.command()
+def ladder(
+    target: Annotated[list[str], typer.Argument(
+        metavar="LADDER.toml | serve OUT",
+        help="The ladder file to run; or `serve` and the ladder's output folder, to serve its site.")],
+    max_matches: Annotated[Optional[int], typer.Option(
+        min=1, metavar="N", help="Stop after N matches, or when there is nothing to play (default: run on).")] = None,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="serve: the port on localhost.")] = 8000,
+) -> None:
+    """Run a ladder: watch its submissions folder, take each new version in, play duplicate sets,
+    refit the ratings, write its site (docs/contests.md, "Ladder"). Rerun to go on."""
+    from referee.errors import UsageError
+
+    console = _console()
+    with _errors():
+        if target[0] == "serve":
+            if len(target) != 2:
+                raise UsageError("usage: referee ladder serve OUT")
+            _serve(Path(target[1]), port, console)
+            return
+        if len(target) != 1:
+            raise UsageError("usage: referee ladder LADDER.toml [--max-matches N]")
+        from referee.ladder.config import load
+        from referee.ladder.run import Ladder
+
+        config = load(Path(target[0]))
+        running = Ladder(config, _registry())
+        try:
+            for event in running.run(max_matches):
+                _show(console, event)
+        finally:
+            running.close()
+
+
+def _show(console, event) -> None:
+    d = event.detail
+    say = lambda text: console.print(text, highlight=False, markup=False, soft_wrap=True)  # noqa: E731
+    if event.kind == "intake":
+        say(f"intake {d['entry']}: {d['status']}" + (f" as {d['entrant']}" if d["entrant"] else f" ({d['reason']})"))
+    elif event.kind == "match":
+        say(f"set {d['set']} seating {d['seating']}: " + ", ".join(f"{s} {r}" for s, r in zip(d["seats"], d["ranks"])))
+    elif event.kind == "fit":
+        rows = sorted(d["ratings"].items(), key=lambda kv: -kv[1]["rating"])
+        say("ratings: " + ", ".join(f"{k} {v['rating']:.0f}" for k, v in rows))
+    elif event.kind == "idle":
+        say(f"waiting for submissions ({d['active']} active)")
+    elif event.kind == "stop":
+        say(f"played {d['played']} matches")
+
+
+def _serve(out: Path, port: int, console) -> None:
+    from referee.errors import UsageError
+    from referee.ladder.site import serve
+
+    if not (out / "site").exists():
+        raise UsageError(f"{str(out)!r} holds no ladder site (run `referee ladder LADDER.toml` first)")
+    server = serve(out, port)
+    console.print(f"serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", highlight=False)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

@@ -1,0 +1,244 @@
+"""The ladder's loop: look at the submissions folder, take each new or changed one in, play the
+next duplicate set, refit the ratings, write the site every few sets; and again.
+
+Long work as a generator of typed events (`Ladder.run`): the CLI only shows them. Everything
+lives in the SQLite state (referee.ladder.state): a rerun goes on where the last one stopped, a
+set left halfway first (its missing seatings only). The deal key (`out/deal.key`) seals every
+deal, as a tournament's does; replays are kept under `out/replays/` and their SHA-256 in the db
+(`verify` checks both)."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shlex
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee import sealing
+from referee.errors import UsageError
+from referee.ladder import schedule, submissions
+from referee.ladder.config import LadderConfig
+from referee.ladder.state import Entrant, State
+
+DB = "ladder.db"
+#: seconds between looks at the submissions folder while fewer entrants than seats are active
+IDLE_S = 2.0
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something the ladder did: "intake", "match", "set", "fit", "site", "idle" or "stop"."""
+
+    kind: str
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def set_seed(seed: int, number: int) -> int:
+    """The deal seed of the ladder's set `number` (every seating of the set plays it)."""
+    return int.from_bytes(hashlib.sha256(f"ladder/{seed}/{number}".encode()).digest()[:6], "big")
+
+
+class Ladder:
+    """A ladder at work: its config, the registry, its state and deal key (one process per `out`)."""
+
+    def __init__(self, config: LadderConfig, registry: Any) -> None:
+        from referee.tournament import designs
+
+        self.config = config
+        self.registry = registry
+        self.game = registry.game(config.game)
+        self.out = Path(config.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.out, 0o755)  # the sandboxed bots reach their files under out/intake
+        self._lock = open(self.out / "ladder.lock", "w")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"another ladder is running on {str(self.out)!r}") from None
+        self.key = sealing.for_directory(self.out)
+        self.state = State(self.out / DB)
+        self.seatings = designs.seatings(config.seating, config.players)
+        for strategy in config.house:
+            if strategy not in registry.strategies:
+                raise UsageError(f"`house`: {strategy!r} is not a registered strategy")
+            self.state.add_house(strategy)
+
+    def close(self) -> None:
+        """Close the state and free the output folder."""
+        self.state.close()
+        self._lock.close()
+
+    def run(self, max_matches: int | None = None) -> Iterator[Event]:
+        """Play on (forever, or until `max_matches` were played, or, with `max_matches`, until
+        there is nothing to play), yielding what happens."""
+        played = 0
+        since_site = 0
+        from referee.ladder.site import write_site
+
+        write_site(self)
+        while max_matches is None or played < max_matches:
+            yield from self.watch()
+            job = self._next_set()
+            if job is None:
+                if max_matches is not None:
+                    break
+                yield Event("idle", {"active": len(self.state.entrants(active_only=True))})
+                time.sleep(IDLE_S)
+                continue
+            for seating in range(job["seatings"]):
+                if seating in job["done"]:
+                    continue
+                if max_matches is not None and played >= max_matches:
+                    break
+                record = self.play(job, seating)
+                played += 1
+                yield Event("match", record)
+            else:
+                yield Event("set", {"set": job["id"], "table": job["table"]})
+                yield Event("fit", {"ratings": self.refit()})
+                since_site += 1
+                if since_site >= self.config.site_every:
+                    write_site(self)
+                    since_site = 0
+                    yield Event("site", {"path": str(self.out / "site")})
+        write_site(self)
+        yield Event("stop", {"played": played})
+
+    def watch(self) -> Iterator[Event]:
+        """Take every new or changed submission in (one at a time, in name order)."""
+        from referee.intake.run import Options, take_in
+
+        c = self.config
+        options = Options(seeds=c.intake_seeds, max_failed=c.intake_max_failed, jobs=c.intake_jobs,
+                          move_ms=c.move_ms, start_ms=c.start_ms, sandbox=c.sandbox)
+        for entry, content in submissions.changed(Path(c.submissions), self.state.seen()):
+            report = take_in(entry, self.game, self.registry, self.out / "intake", options)
+            entrant = self.state.record_intake(entry.name, content, report)
+            yield Event("intake", {"entry": entry.name, "status": report.get("status"),
+                                   "reason": report.get("reason"), "entrant": entrant.key if entrant else None})
+
+    def _next_set(self) -> dict[str, Any] | None:
+        """A set left halfway, else a new one at the table schedule.choose picks, else None."""
+        unfinished = self.state.unfinished()
+        if unfinished:
+            return unfinished[0]
+        active = [e.key for e in self.state.entrants(active_only=True)]
+        latest = self.state.latest_ratings()
+        counts = self.set_counts()
+        intervals = {k: (r["low"], r["high"]) if r["low"] is not None else None for k, r in latest.items()}
+        number = 1 + self.state.db.execute("SELECT COUNT(*) FROM sets").fetchone()[0]
+        table = schedule.choose(active, counts, intervals, self.config.players, self.config.seed, number)
+        if table is None:
+            return None
+        set_id = self.state.open_set(set_seed(self.config.seed, number), table, len(self.seatings))
+        return next(s for s in self.state.unfinished() if s["id"] == set_id)
+
+    def set_counts(self) -> dict[str, int]:
+        """Each entrant's complete sets."""
+        counts: dict[str, int] = {}
+        for row in self.state.db.execute("SELECT tables FROM sets WHERE complete = 1"):
+            for key in json.loads(row[0]):
+                counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    def play(self, job: dict[str, Any], seating: int) -> dict[str, Any]:
+        """Play one seating of a set, keep its replay, record it (one transaction); its record."""
+        from referee.match import MatchRequest, play_match
+        from referee.runner import Limits
+
+        c = self.config
+        order = self.seatings[seating]
+        entrants = [self.state.entrant(job["table"][p]) for p in order]
+        seats = tuple(_seat(e) for e in entrants)
+        commands = tuple(None if e.kind == "strategy" else {"cwd": e.dir, "home": e.dir} for e in entrants)
+        replays = self.out / "replays"
+        replays.mkdir(exist_ok=True)
+        stem = f"set{job['id']:06d}-{seating:03d}"
+        final = replays / f"{stem}.jsonl"
+        partial = replays / f".{stem}.part-{os.getpid()}.jsonl"
+        limits = Limits(move_ms=c.move_ms, start_ms=c.start_ms, total_ms=c.total_ms, sandbox=c.sandbox)
+        started = time.perf_counter()
+        try:
+            result = play_match(MatchRequest(
+                self.game, c.config, job["seed"], seats, self.registry, limits, self.key, None, self.registry.hooks,
+                replay=partial, log_dir=replays, log_stem=stem, hide=tuple(self.secret()), commands=commands,
+                guard=True))
+            os.replace(partial, final)
+        finally:
+            partial.unlink(missing_ok=True)
+        res = result.result
+        record = {"set": job["id"], "seating": seating, "seed": job["seed"], "seats": [e.key for e in entrants],
+                  "ranks": res["ranks"], "scores": res["scores"], "faults": res["faults"],
+                  "replay": final.relative_to(self.out).as_posix(), "sha256": _sha256(final),
+                  "seconds": round(time.perf_counter() - started, 4)}
+        self.state.finish_match(job["id"], seating, record)
+        return record
+
+    def secret(self) -> list[Path]:
+        """What no bot may see: the ladder's own files (its bots' files lie in out/intake)."""
+        o = self.out
+        return [o / "replays", o / DB, o / f"{DB}-wal", o / f"{DB}-shm", o / sealing.KEY_FILE, o / "site",
+                o / "viewers", o / "ladder.lock"]
+
+    def rated_sets(self) -> list[dict[str, Any]]:
+        """The complete sets the ratings come from: those whose entrants are all active."""
+        active = {e.key for e in self.state.entrants(active_only=True)}
+        return [s for s in self.state.complete_sets() if set(s["table"]) <= active]
+
+    def refit(self) -> dict[str, dict[str, Any]]:
+        """Refit the ratings from every rated set (ratings(), stored as a new fit); by entrant key."""
+        sets = self.rated_sets()
+        rows = ratings_of(sets)
+        self.state.record_fit(len(sets), sum(len(s["matches"]) for s in sets), rows)
+        return rows
+
+
+def ratings_of(sets: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The batch Plackett-Luce fit over complete duplicate sets, each set a bootstrap unit
+    (referee.tournament.ratings); with fewer than two sets, the point ratings and no interval."""
+    from referee.tournament import ratings
+
+    units = [ratings.Stats.of((m["seats"], m["ranks"]) for m in s["matches"]) for s in sets]
+    counts: dict[str, int] = {}
+    for s in sets:
+        for key in s["table"]:
+            counts[key] = counts.get(key, 0) + 1
+    if len(units) >= 2:
+        fitted = ratings.bootstrap([units])
+        return {k: {"rating": r.rating, "se": r.se, "low": r.low, "high": r.high, "sets": counts[k]}
+                for k, r in fitted.items()}
+    stats = ratings.Stats.of((m["seats"], m["ranks"]) for s in sets for m in s["matches"])
+    points = ratings.centred(ratings.fit(stats)) if stats.wins else {}
+    return {k: {"rating": v, "se": None, "low": None, "high": None, "sets": counts[k]} for k, v in points.items()}
+
+
+def _seat(e: Entrant) -> Any:
+    from referee.runner import Seat
+
+    if e.kind == "strategy":
+        return Seat(e.key, "strategy", e.spec)
+    return Seat(e.key, "command", shlex.join(json.loads(e.spec)))
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def verify(state: State, out: Path) -> list[str]:
+    """Every kept replay's SHA-256 against the db; the problems found (none: all agree)."""
+    problems = []
+    for m in state.matches():
+        if m["replay"] is None:
+            continue
+        path = out / m["replay"]
+        if not path.exists():
+            problems.append(f"set {m['set']} seating {m['seating']}: {m['replay']} is missing")
+        elif _sha256(path) != m["sha256"]:
+            problems.append(f"set {m['set']} seating {m['seating']}: {m['replay']} differs from its SHA-256")
+    return problems
