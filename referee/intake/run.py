@@ -53,6 +53,8 @@ class Options:
     move_ms: int = 1000
     start_ms: int = 5000
     sandbox: str = "bwrap"
+    players: int | None = None  # validate at this table size only (a ladder's); None: every size
+    variant: dict[str, Any] | None = None  # and under these options only (a ladder's); None: every variant
 
 
 @dataclass
@@ -205,8 +207,9 @@ def _build_and_validate(sub: Submission, game: Any, registry: Any, out: Path, op
         run_dir = built.folder
     limits = Limits(move_ms=options.move_ms, start_ms=options.start_ms, sandbox=options.sandbox)
     argv = command_in(m.run, run_dir)
+    cases = None if options.players is None and options.variant is None else _cases(game, registry, options)
     try:
-        report = run_validation(game, registry, argv, limits, seeds=options.seeds,
+        report = run_validation(game, registry, argv, limits, seeds=options.seeds, cases=cases,
                                 max_failed=options.max_failed, out=sub.folder / "failures",
                                 bot_options={"cwd": run_dir, "home": run_dir})
     except (SubmissionError, UsageError) as exc:  # its command cannot run: the submission's mistake
@@ -216,6 +219,24 @@ def _build_and_validate(sub: Submission, game: Any, registry: Any, out: Path, op
         kinds = ", ".join(f"{k} x{v['count']}" for k, v in report["faults"]["by_kind"].items()) or "no fault"
         return sub.refuse("validate", f"the validation battery found faults ({kinds}); see its failing matches")
     sub.report.update(status="accepted", stage="validate", reason="", dir=str(run_dir.resolve()), command=argv)
+
+
+def _cases(game: Any, registry: Any, options: Options) -> list[Any]:
+    """The battery's cases at `options.players` seats and under `options.variant` (a ladder plays
+    nothing else): the first variant's cases with its options put in, when no variant is those."""
+    from dataclasses import replace
+
+    from referee.validate import battery
+
+    cases = [c for c in battery(game, registry, options.seeds)
+             if options.players is None or c.players == options.players]
+    if options.variant is None:
+        return cases
+    same = [c for c in cases if c.variant == options.variant]
+    if same:
+        return same
+    first = cases[0].variant if cases else {}
+    return [replace(c, variant=dict(options.variant)) for c in cases if c.variant == first]
 
 
 def command_in(run: Sequence[str], folder: Path) -> list[str]:

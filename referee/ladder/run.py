@@ -116,7 +116,8 @@ class Ladder:
 
         c = self.config
         options = Options(seeds=c.intake_seeds, max_failed=c.intake_max_failed, jobs=c.intake_jobs,
-                          move_ms=c.move_ms, start_ms=c.start_ms, sandbox=c.sandbox)
+                          move_ms=c.move_ms, start_ms=c.start_ms, sandbox=c.sandbox, players=c.players,
+                          variant=dict(c.config))
         for entry, content in submissions.changed(Path(c.submissions), self.state.seen()):
             report = take_in(entry, self.game, self.registry, self.out / "intake", options)
             entrant = self.state.record_intake(entry.name, content, report)
