@@ -61,6 +61,8 @@ class Ladder:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise UsageError(f"another ladder is running on {str(self.out)!r}") from None
+        for torn in (self.out / "replays").glob(".set*.part-*"):  # a match in flight when a run was killed
+            torn.unlink(missing_ok=True)
         self.key = sealing.for_directory(self.out)
         self.state = State(self.out / DB)
         self.seatings = designs.seatings(config.seating, config.players)
