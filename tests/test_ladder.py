@@ -61,11 +61,11 @@ def _bot(folder: Path, name: str, version: str, author: str = "Ana") -> Path:
 
 def _expected(db: Path) -> dict[str, ratings.Rating]:
     """The batch fit, computed here from the database's rows: every complete set of active
-    entrants a unit, in set order."""
+    entrants a unit, in the order of their deal seeds."""
     con = sqlite3.connect(db)
     active = {k for (k,) in con.execute("SELECT key FROM entrants WHERE retired = 0")}
     units = []
-    for set_id, table in con.execute("SELECT id, tables FROM sets WHERE complete = 1 ORDER BY id").fetchall():
+    for set_id, table in con.execute("SELECT id, tables FROM sets WHERE complete = 1 ORDER BY seed").fetchall():
         if not set(json.loads(table)) <= active:
             continue
         rows = con.execute("SELECT seats, ranks FROM matches WHERE set_id = ? ORDER BY seating", (set_id,))
@@ -93,6 +93,17 @@ def test_ratings_equal_the_batch_fit_over_the_complete_sets(tmp_path):
         got = stored[key]
         assert abs(got[0] - r.rating) < 1e-9 and abs(got[1] - r.se) < 1e-9, key
         assert abs(got[2] - r.low) < 1e-9 and abs(got[3] - r.high) < 1e-9, key
+
+
+def test_the_ratings_do_not_depend_on_the_order_sets_were_played(tmp_path):
+    from referee.ladder.run import ratings_of
+
+    _run(_file(tmp_path), 10)
+    ladder = Ladder(load(tmp_path / "L.toml"), load_registry())
+    sets = ladder.rated_sets()
+    ladder.close()
+    assert len(sets) == 5
+    assert ratings_of(sets) == ratings_of(sets[::-1]) == ratings_of(sets[2:] + sets[:2])
 
 
 def test_a_rerun_goes_on_and_finishes_the_half_set(tmp_path):

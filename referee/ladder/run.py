@@ -204,9 +204,11 @@ class Ladder:
 
 def ratings_of(sets: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The batch Plackett-Luce fit over complete duplicate sets, each set a bootstrap unit
-    (referee.tournament.ratings); with fewer than two sets, the point ratings and no interval."""
+    (referee.tournament.ratings), units in the order of their deal seeds (as a tournament's: not
+    the order they were played in); with fewer than two sets, the point ratings and no interval."""
     from referee.tournament import ratings
 
+    sets = sorted(sets, key=lambda s: (s["seed"], s["id"]))
     units = [ratings.Stats.of((m["seats"], m["ranks"]) for m in s["matches"]) for s in sets]
     counts: dict[str, int] = {}
     for s in sets:
