@@ -124,6 +124,7 @@ def test_a_new_version_retires_the_old_one_and_gets_rated(tmp_path):
     first = _run(path, 4)
     intakes = [e.detail for e in first if e.kind == "intake"]
     assert intakes == [{"entry": "ana", "status": "accepted", "reason": "", "entrant": "sharp@1"}]
+    assert first[-1].detail["reused"] == 2  # set 2's seats by the processes kept from set 1 (reuse declared)
     shutil.rmtree(subs / "ana")
     _bot(subs / "ana", "sharp", "2")  # a new version, in the same place
     second = _run(path, 4)

@@ -58,7 +58,8 @@ def _show(console, event) -> None:
     elif event.kind == "idle":
         say(f"waiting for submissions ({d['active']} active)")
     elif event.kind == "stop":
-        say(f"played {d['played']} matches")
+        say(f"played {d['played']} matches" + (f"; bot processes: {d['started']} started, {d['reused']} seats "
+                                                 "given a kept one" if d["started"] is not None else ""))
 
 
 def _serve(out: Path, port: int, console) -> None:

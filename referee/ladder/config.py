@@ -9,7 +9,8 @@
     house = ["random"]            # optional: registered strategies always on the ladder
     site_every = 2                # write the site after this many sets
     [config]                      # optional: the game's options
-    [limits]                      # optional: move_ms, start_ms, total_ms, sandbox ("bwrap"|"none")
+    [limits]                      # optional: move_ms, start_ms, total_ms, sandbox ("bwrap"|"none"),
+                                  # reuse_matches (the most matches a kept bot process plays; 1: none kept)
     [intake]                      # optional: seeds, max_failed, jobs
 
 Errors are one line naming the field (UsageError)."""
@@ -25,7 +26,7 @@ from referee.errors import UsageError
 
 _TOP = {"game", "players", "submissions", "out", "seed", "seating", "house", "site_every", "config", "limits",
         "intake"}
-_LIMITS = {"move_ms", "start_ms", "total_ms", "sandbox"}
+_LIMITS = {"move_ms", "start_ms", "total_ms", "sandbox", "reuse_matches"}
 _INTAKE = {"seeds", "max_failed", "jobs"}
 
 
@@ -46,6 +47,7 @@ class LadderConfig:
     start_ms: int = 5000
     total_ms: int = 0
     sandbox: str = "bwrap"
+    reuse_matches: int = 100
     intake_seeds: int = 1
     intake_max_failed: int = 3
     intake_jobs: int = 1
@@ -96,6 +98,7 @@ def parse(data: dict[str, Any], base: Path) -> LadderConfig:
         house=tuple(house), site_every=max(1, _typed(data, "site_every", int, 2)), config=dict(config),
         move_ms=_positive(limits, "move_ms", 1000), start_ms=_positive(limits, "start_ms", 5000),
         total_ms=_typed(limits, "total_ms", int, 0), sandbox=sandbox,
+        reuse_matches=_positive(limits, "reuse_matches", 100),
         intake_seeds=_positive(intake, "seeds", 1), intake_max_failed=_typed(intake, "max_failed", int, 3),
         intake_jobs=_positive(intake, "jobs", 1))
 

@@ -29,6 +29,8 @@ from referee.ladder.state import Entrant, State
 DB = "ladder.db"
 #: seconds between looks at the submissions folder while fewer entrants than seats are active
 IDLE_S = 2.0
+#: the most idle processes kept per entrant (as a tournament's worker keeps)
+POOL_MAX = 8
 
 
 @dataclass(frozen=True)
@@ -66,13 +68,21 @@ class Ladder:
         self.key = sealing.for_directory(self.out)
         self.state = State(self.out / DB)
         self.seatings = designs.seatings(config.seating, config.players)
+        self.pool = None
+        if config.reuse_matches >= 2:  # a bot that declared reuse keeps its process between matches
+            from referee.bots.pool import BotPool
+
+            # a process plays no deal twice: a set's seatings need as many processes of each entrant
+            self.pool = BotPool(min(len(self.seatings), POOL_MAX), config.reuse_matches)
         for strategy in config.house:
             if strategy not in registry.strategies:
                 raise UsageError(f"`house`: {strategy!r} is not a registered strategy")
             self.state.add_house(strategy)
 
     def close(self) -> None:
-        """Close the state and free the output folder."""
+        """End the kept bot processes, close the state and free the output folder."""
+        if self.pool is not None:
+            self.pool.close()
         self.state.close()
         self._lock.close()
 
@@ -110,7 +120,9 @@ class Ladder:
                     since_site = 0
                     yield Event("site", {"path": str(self.out / "site")})
         write_site(self)
-        yield Event("stop", {"played": played})
+        pool = self.pool
+        yield Event("stop", {"played": played, "started": pool.started if pool else None,
+                             "reused": pool.reused if pool else None})
 
     def watch(self) -> Iterator[Event]:
         """Take every new or changed submission in (one at a time, in name order)."""
@@ -152,7 +164,7 @@ class Ladder:
 
     def play(self, job: dict[str, Any], seating: int) -> dict[str, Any]:
         """Play one seating of a set, keep its replay, record it (one transaction); its record."""
-        from referee.match import MatchRequest, play_match
+        from referee.match import MatchRequest, Reuse, play_match
         from referee.runner import Limits
 
         c = self.config
@@ -171,7 +183,7 @@ class Ladder:
             result = play_match(MatchRequest(
                 self.game, c.config, job["seed"], seats, self.registry, limits, self.key, None, self.registry.hooks,
                 replay=partial, log_dir=replays, log_stem=stem, hide=tuple(self.secret()), commands=commands,
-                guard=True))
+                guard=True, reuse=Reuse(self.pool, replays) if self.pool is not None else None))
             os.replace(partial, final)
         finally:
             partial.unlink(missing_ok=True)
