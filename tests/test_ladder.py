@@ -28,6 +28,8 @@ from referee.ladder.run import Ladder
 from referee.plugins import load_registry
 from referee.tournament import ratings
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 ROOT = Path(__file__).resolve().parent.parent
 HOUSE = ("random", "first", "maumau-greedy")
 
@@ -288,3 +290,42 @@ def test_the_leaderboard_renders_in_chromium_with_every_accepted_name(browser, t
         time.sleep(0.05)
     else:
         pytest.fail("the replay viewer did not start")
+
+
+def test_the_command_line_says_one_line_for_a_mistake(tmp_path):
+    from typer.testing import CliRunner
+
+    from referee.cli import app
+
+    runner = CliRunner()
+    bad = tmp_path / "L.toml"
+    bad.write_text('game = "nogame"\nplayers = 2\nsubmissions = "s"\nout = "o"\n')
+    for args, words in [(["ladder", str(bad)], "unknown game 'nogame'"),
+                        (["ladder", str(tmp_path / "missing.toml")], "cannot read the ladder file"),
+                        (["ladder", "serve", str(tmp_path)], "holds no ladder site"),
+                        (["ladder", "serve"], "usage: referee ladder serve OUT")]:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert words in result.output and "Traceback" not in result.output
+        assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(not __import__("referee.bots.sandbox", fromlist=["available"]).available(),
+                    reason="bubblewrap cannot build a sandbox here")
+def test_a_sandboxed_ladder_plays_its_submissions(tmp_path):
+    # the bots run in bwrap from their folder under out/intake; the ladder's own files stay hidden
+    from botpython import BOT_PYTHON, open_folder
+
+    folder = open_folder("ladder-")
+    try:
+        path = _file(folder, house=("random",))
+        path.write_text(path.read_text().replace('sandbox = "none"', 'sandbox = "bwrap"'))
+        bot = _bot(folder / "subs" / "py", "py", "1")
+        (bot / "bot.toml").write_text((bot / "bot.toml").read_text().replace("python3", BOT_PYTHON))
+        os.system(f"chmod -R a+rX {folder}")
+        events = _run(path, 2)
+        assert [e.detail["status"] for e in events if e.kind == "intake"] == ["accepted"]
+        matches = [e.detail for e in events if e.kind == "match"]
+        assert len(matches) == 2 and all(not any(m["faults"]) for m in matches)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -41,6 +41,9 @@ def ladder(
         try:
             for event in running.run(max_matches):
                 _show(console, event)
+        except KeyboardInterrupt:
+            console.print("stopped: the match in flight is dropped; run the same command to go on", highlight=False)
+            raise typer.Exit(130) from None
         finally:
             running.close()
 
