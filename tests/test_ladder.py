@@ -106,6 +106,13 @@ def test_the_ratings_do_not_depend_on_the_order_sets_were_played(tmp_path):
     ladder.close()
     assert len(sets) == 5
     assert ratings_of(sets) == ratings_of(sets[::-1]) == ratings_of(sets[2:] + sets[:2])
+    # nor on the entrants' names: renamed (the order of names reversed), the same ratings
+    new = {"random": "zz", "first": "mm", "maumau-greedy": "aa"}
+    renamed = [{**s, "table": [new[k] for k in s["table"]],
+                "matches": [{**m, "seats": [new[k] for k in m["seats"]]} for m in s["matches"]]} for s in sets]
+    again = ratings_of(renamed)
+    for key, row in ratings_of(sets).items():
+        assert all(abs(again[new[key]][f] - row[f]) < 1e-6 for f in ("rating", "se", "low", "high")), key
 
 
 def test_a_rerun_goes_on_and_finishes_the_half_set(tmp_path):
