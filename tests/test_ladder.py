@@ -336,3 +336,30 @@ def test_a_sandboxed_ladder_plays_its_submissions(tmp_path):
         assert len(matches) == 2 and all(not any(m["faults"]) for m in matches)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec("distributed") is None,
+                    reason="dask[distributed] is not installed")
+def test_on_dask_a_set_plays_as_here(tmp_path):
+    # the same ladder, here and on a local Dask cluster: the same matches, the same results
+    here, there = tmp_path / "here", tmp_path / "there"
+    for folder in (here, there):
+        folder.mkdir()
+        _file(folder)
+    _run(here / "L.toml", 6)
+    # the same deals: the suite pins the deal key (tests/conftest.py)
+    ladder = Ladder(load(there / "L.toml"), load_registry(), "dask", None, 1)
+    try:
+        events = list(ladder.run(6))
+    finally:
+        ladder.close()
+    assert sum(e.kind == "match" for e in events) == 6
+
+    def rows(folder: Path) -> list:
+        con = sqlite3.connect(folder / "out" / "ladder.db")
+        got = con.execute("SELECT set_id, seating, seed, seats, ranks, scores FROM matches "
+                          "ORDER BY set_id, seating").fetchall()
+        con.close()
+        return got
+
+    assert rows(here) == rows(there)

@@ -18,6 +18,12 @@ def ladder(
         help="The ladder file to run; or `serve` and the ladder's output folder, to serve its site.")],
     max_matches: Annotated[Optional[int], typer.Option(
         min=1, metavar="N", help="Stop after N matches, or when there is nothing to play (default: run on).")] = None,
+    executor: Annotated[str, typer.Option(metavar="local|dask", help="Where matches run: here, one at a time "
+                                          "(local), or a set's seatings at once on a Dask cluster (dask).")] = "local",
+    scheduler: Annotated[Optional[str], typer.Option(metavar="ADDRESS", help="dask: the scheduler "
+                                                     "(tcp://HOST:8786); none: a local cluster.")] = None,
+    workers: Annotated[int, typer.Option(min=1, max=256, help="dask without --scheduler: the local "
+                                         "cluster's worker processes.")] = 2,
     port: Annotated[int, typer.Option(min=0, max=65535, help="serve: the port on localhost.")] = 8000,
 ) -> None:
     """Run a ladder: watch its submissions folder, take each new version in, play duplicate sets,
@@ -36,8 +42,10 @@ def ladder(
         from referee.ladder.config import load
         from referee.ladder.run import Ladder
 
+        if executor not in ("local", "dask"):
+            raise UsageError(f"--executor must be local or dask, got {executor!r}")
         config = load(Path(target[0]))
-        running = Ladder(config, _registry())
+        running = Ladder(config, _registry(), executor, scheduler, workers)
         try:
             for event in running.run(max_matches):
                 _show(console, event)

@@ -24,7 +24,7 @@ from referee import sealing
 from referee.errors import UsageError
 from referee.ladder import schedule, submissions
 from referee.ladder.config import LadderConfig
-from referee.ladder.state import Entrant, State
+from referee.ladder.state import State
 
 DB = "ladder.db"
 #: seconds between looks at the submissions folder while fewer entrants than seats are active
@@ -49,7 +49,8 @@ def set_seed(seed: int, number: int) -> int:
 class Ladder:
     """A ladder at work: its config, the registry, its state and deal key (one process per `out`)."""
 
-    def __init__(self, config: LadderConfig, registry: Any) -> None:
+    def __init__(self, config: LadderConfig, registry: Any, executor: str = "local", scheduler: str | None = None,
+                 workers: int = 2) -> None:
         from referee.tournament import designs
 
         self.config = config
@@ -69,7 +70,13 @@ class Ladder:
         self.state = State(self.out / DB)
         self.seatings = designs.seatings(config.seating, config.players)
         self.pool = None
-        if config.reuse_matches >= 2:  # a bot that declared reuse keeps its process between matches
+        self.backend = None  # None: matches played here, one at a time
+        if executor == "dask":  # a set's seatings at once on a Dask cluster (as a tournament's)
+            from referee.tournament.executors import DaskBackend, require
+
+            require("dask", scheduler)
+            self.backend = DaskBackend(scheduler, workers, shared_out=False)
+        elif config.reuse_matches >= 2:  # a bot that declared reuse keeps its process between matches
             from referee.bots.pool import BotPool
 
             # a process plays no deal twice: a set's seatings need as many processes of each entrant
@@ -83,6 +90,8 @@ class Ladder:
         """End the kept bot processes, close the state and free the output folder."""
         if self.pool is not None:
             self.pool.close()
+        if self.backend is not None:
+            self.backend.close()
         self.state.close()
         self._lock.close()
 
@@ -103,15 +112,12 @@ class Ladder:
                 yield Event("idle", {"active": len(self.state.entrants(active_only=True))})
                 time.sleep(IDLE_S)
                 continue
-            for seating in range(job["seatings"]):
-                if seating in job["done"]:
-                    continue
-                if max_matches is not None and played >= max_matches:
-                    break
-                record = self.play(job, seating)
+            missing = [s for s in range(job["seatings"]) if s not in job["done"]]
+            todo = missing if max_matches is None else missing[: max_matches - played]
+            for record in self.play_all(job, todo):
                 played += 1
                 yield Event("match", record)
-            else:
+            if len(todo) == len(missing):
                 yield Event("set", {"set": job["id"], "table": job["table"]})
                 yield Event("fit", {"ratings": self.refit()})
                 since_site += 1
@@ -162,36 +168,44 @@ class Ladder:
                 counts[key] = counts.get(key, 0) + 1
         return counts
 
-    def play(self, job: dict[str, Any], seating: int) -> dict[str, Any]:
-        """Play one seating of a set, keep its replay, record it (one transaction); its record."""
-        from referee.match import MatchRequest, Reuse, play_match
+    def task(self, job: dict[str, Any], seating: int) -> Task:
+        """One seating of a set, as a task a worker can play."""
         from referee.runner import Limits
 
         c = self.config
-        order = self.seatings[seating]
-        entrants = [self.state.entrant(job["table"][p]) for p in order]
-        seats = tuple(_seat(e) for e in entrants)
-        commands = tuple(None if e.kind == "strategy" else {"cwd": e.dir, "home": e.dir} for e in entrants)
-        replays = self.out / "replays"
-        replays.mkdir(exist_ok=True)
-        stem = f"set{job['id']:06d}-{seating:03d}"
-        final = replays / f"{stem}.jsonl"
-        partial = replays / f".{stem}.part-{os.getpid()}.jsonl"
+        entrants = [self.state.entrant(job["table"][p]) for p in self.seatings[seating]]
         limits = Limits(move_ms=c.move_ms, start_ms=c.start_ms, total_ms=c.total_ms, sandbox=c.sandbox)
-        started = time.perf_counter()
-        try:
-            result = play_match(MatchRequest(
-                self.game, c.config, job["seed"], seats, self.registry, limits, self.key, None, self.registry.hooks,
-                replay=partial, log_dir=replays, log_stem=stem, hide=tuple(self.secret()), commands=commands,
-                guard=True, reuse=Reuse(self.pool, replays) if self.pool is not None else None))
+        return Task(c.game, dict(c.config), job["seed"], tuple((e.key, e.kind, e.spec, e.dir) for e in entrants),
+                    limits, self.key, str(self.out), f"set{job['id']:06d}-{seating:03d}",
+                    tuple(map(str, self.secret())), self.backend is None or self.backend.shared_out)
+
+    def play_all(self, job: dict[str, Any], seatings: list[int]) -> Iterator[dict[str, Any]]:
+        """Play these seatings of a set (one after another here, at once on Dask), each recorded
+        as it finishes (one transaction); their records, in the order they finish."""
+        if self.backend is None:
+            for seating in seatings:
+                yield self._record(job, seating, play_task(self.task(job, seating), self.registry, self.pool))
+            return
+        import concurrent.futures as cf
+
+        futures = {self.backend.submit(play_task, self.task(job, s), name=f"{job['id']}-{s}"): s for s in seatings}
+        for future in cf.as_completed(futures):
+            seating = futures[future]
+            try:
+                result = future.result()
+            except Exception as exc:  # noqa: BLE001  one line, and the set goes on at the next run
+                raise self.backend.failure(exc, f"set {job['id']} seating {seating}") from None
+            yield self._record(job, seating, result)
+
+    def _record(self, job: dict[str, Any], seating: int, result: dict[str, Any]) -> dict[str, Any]:
+        """A played match kept: its replay written if a worker sent it, its row committed."""
+        data = result.pop("data", None)
+        final = self.out / result["replay"]
+        if data is not None:
+            partial = final.with_name(f".{final.stem}.part-{os.getpid()}.jsonl")
+            partial.write_bytes(data)
             os.replace(partial, final)
-        finally:
-            partial.unlink(missing_ok=True)
-        res = result.result
-        record = {"set": job["id"], "seating": seating, "seed": job["seed"], "seats": [e.key for e in entrants],
-                  "ranks": res["ranks"], "scores": res["scores"], "faults": res["faults"],
-                  "replay": final.relative_to(self.out).as_posix(), "sha256": _sha256(final),
-                  "seconds": round(time.perf_counter() - started, 4)}
+        record = {"set": job["id"], "seating": seating, "seed": job["seed"], **result}
         self.state.finish_match(job["id"], seating, record)
         return record
 
@@ -212,6 +226,64 @@ class Ladder:
         rows = ratings_of(sets)
         self.state.record_fit(len(sets), sum(len(s["matches"]) for s in sets), rows)
         return rows
+
+
+@dataclass(frozen=True)
+class Task:
+    """One match of a set, with all a worker needs: the game, its options and the deal seed, the
+    seats (entrant key, kind, command or strategy, folder), the limits, the deal key, the ladder's
+    folder, the replay's stem, what no bot may see, and whether the worker writes the replay into
+    the ladder's folder itself (`shared`) or sends it back."""
+
+    game: str
+    config: dict[str, Any]
+    seed: int
+    seats: tuple[tuple[str, str, str, str | None], ...]
+    limits: Any
+    key: sealing.DealKey
+    out: str
+    stem: str
+    hide: tuple[str, ...]
+    shared: bool = True
+
+
+def play_task(task: Task, registry: Any = None, pool: Any = None) -> dict[str, Any]:
+    """Play one match (here, or on a worker: `registry` None loads the plugins) through
+    referee.match.play_match; its result: seats, ranks, scores, faults, the replay's path under
+    the ladder's folder and SHA-256, seconds (and, not `shared`, the replay's bytes as `data`).
+    With a `pool` (referee.bots.pool.BotPool) a bot that declared reuse may keep its process."""
+    import tempfile
+
+    from referee.match import MatchRequest, Reuse, play_match
+    from referee.plugins import load_registry
+
+    registry = registry if registry is not None else load_registry()
+    seats = tuple(_seat(key, kind, spec) for key, kind, spec, _ in task.seats)
+    commands = tuple(None if kind == "strategy" else {"cwd": folder, "home": folder}
+                     for _, kind, _, folder in task.seats)
+    relative = f"replays/{task.stem}.jsonl"
+    with tempfile.TemporaryDirectory(prefix="ladder-") as tmp:
+        replays = Path(task.out) / "replays" if task.shared else Path(tmp)
+        replays.mkdir(exist_ok=True)
+        final = replays / f"{task.stem}.jsonl"
+        partial = replays / f".{task.stem}.part-{os.getpid()}.jsonl"
+        started = time.perf_counter()
+        try:
+            result = play_match(MatchRequest(
+                registry.game(task.game), task.config, task.seed, seats, registry, task.limits, task.key, None,
+                registry.hooks, replay=partial, log_dir=replays, log_stem=task.stem,
+                hide=(*task.hide, tmp), commands=commands, guard=True,
+                reuse=Reuse(pool, replays) if pool is not None else None))
+            os.replace(partial, final)
+        finally:
+            partial.unlink(missing_ok=True)
+        res = result.result
+        out = {"seats": [key for key, _, _, _ in task.seats], "ranks": res["ranks"], "scores": res["scores"],
+               "faults": res["faults"], "replay": relative, "sha256": _sha256(final),
+               "seconds": round(time.perf_counter() - started, 4)}
+        if not task.shared:
+            out["data"] = final.read_bytes()
+    return out
 
 
 def ratings_of(sets: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -235,12 +307,12 @@ def ratings_of(sets: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {k: {"rating": v, "se": None, "low": None, "high": None, "sets": counts[k]} for k, v in points.items()}
 
 
-def _seat(e: Entrant) -> Any:
+def _seat(key: str, kind: str, spec: str) -> Any:
     from referee.runner import Seat
 
-    if e.kind == "strategy":
-        return Seat(e.key, "strategy", e.spec)
-    return Seat(e.key, "command", shlex.join(json.loads(e.spec)))
+    if kind == "strategy":
+        return Seat(key, "strategy", spec)
+    return Seat(key, "command", shlex.join(json.loads(spec)))
 
 
 def _sha256(path: Path) -> str:
