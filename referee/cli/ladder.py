@@ -67,7 +67,7 @@ def _show(console, event) -> None:
         rows = sorted(d["ratings"].items(), key=lambda kv: -kv[1]["rating"])
         say("ratings: " + ", ".join(f"{k} {v['rating']:.0f}" for k, v in rows))
     elif event.kind == "idle":
-        say(f"waiting for submissions ({d['active']} active)")
+        say(f"waiting for submissions ({d['entrants']} active)")
     elif event.kind == "stop":
         say(f"played {d['played']} matches" + (f"; bot processes: {d['started']} started, {d['reused']} seats "
                                                  "given a kept one" if d["started"] is not None else ""))

@@ -109,7 +109,7 @@ class Ladder:
             if job is None:
                 if max_matches is not None:
                     break
-                yield Event("idle", {"active": len(self.state.entrants(active_only=True))})
+                yield Event("idle", {"entrants": len(self.state.entrants(active_only=True))})
                 time.sleep(IDLE_S)
                 continue
             missing = [s for s in range(job["seatings"]) if s not in job["done"]]

@@ -68,7 +68,7 @@ def _gather(ladder: Ladder) -> dict[str, Any]:
     matches = state.matches()
     subs = {s["id"]: s for s in state.submissions()}
     return {"entrants": entrants, "latest": latest, "matches": matches, "submissions": subs,
-            "counts": ladder.set_counts()}
+            "sets": ladder.set_counts()}
 
 
 def _page(title: str, body: str, depth: int) -> str:
@@ -117,7 +117,7 @@ def _label(e: Any) -> str:
 
 
 def _index(ladder: Ladder, data: dict[str, Any]) -> str:
-    latest, counts = data["latest"], data["counts"]
+    latest, counts = data["latest"], data["sets"]
     names = {e.key: _label(e) for e in data["entrants"]}
     active = [e for e in data["entrants"] if not e.retired]
     active.sort(key=lambda e: (e.key not in latest, -latest.get(e.key, {}).get("rating", 0.0), e.key))
@@ -189,7 +189,7 @@ def _entrant_page(ladder: Ladder, data: dict[str, Any], e: Any) -> str:
     h2h = "".join(f"<tr><td>{_e(names.get(o, o))}</td><td class=num>{a}</td><td class=num>{b}</td>"
                   f"<td class=num>{t}</td></tr>" for o, (a, b, t) in sorted(duel.items()))
     r = data["latest"].get(e.key)
-    status = "retired (its results stay in history, no longer rated among the active)" if e.retired else "active"
+    status = "retired (its results stay in history, no longer rated among the active)" if e.retired else "on the ladder"
     report = ""
     if e.submission is not None and e.submission in data["submissions"]:
         folder = data["submissions"][e.submission]["report"].get("folder")
