@@ -30,7 +30,7 @@ def _ladder_file(folder: Path, house: list[str], sandbox: str, reuse: int) -> Pa
     (folder / "subs").mkdir(exist_ok=True)
     path = folder / "L.toml"
     path.write_text(f'game = "maumau"\nplayers = 2\nsubmissions = "subs"\nout = "out"\nseed = 1\n'
-                    f"house = {house!r}\nsite_every = 2\n".replace("'", '"')
+                    f"house = {house!r}\n".replace("'", '"')
                     + f'[limits]\nsandbox = "{sandbox}"\nreuse_matches = {reuse}\n')
     return path
 

@@ -7,7 +7,7 @@
     seed = 1                      # the deal seeds derive from it
     seating = "all"               # the duplicate design (referee.tournament.designs)
     house = ["random"]            # optional: registered strategies always on the ladder
-    site_every = 2                # write the site after this many sets
+    site_every = 5                # write the site after this many sets
     [config]                      # optional: the game's options
     [limits]                      # optional: move_ms, start_ms, total_ms, sandbox ("bwrap"|"none"),
                                   # reuse_matches (the most matches a kept bot process plays; 1: none kept)
@@ -41,7 +41,7 @@ class LadderConfig:
     seed: int = 1
     seating: str = "all"
     house: tuple[str, ...] = ()
-    site_every: int = 2
+    site_every: int = 5
     config: dict[str, Any] = field(default_factory=dict)
     move_ms: int = 1000
     start_ms: int = 5000
@@ -95,7 +95,7 @@ def parse(data: dict[str, Any], base: Path) -> LadderConfig:
     return LadderConfig(
         game=game, players=players, submissions=base / _typed(data, "submissions", str),
         out=base / _typed(data, "out", str), seed=_typed(data, "seed", int, 1), seating=seating,
-        house=tuple(house), site_every=max(1, _typed(data, "site_every", int, 2)), config=dict(config),
+        house=tuple(house), site_every=max(1, _typed(data, "site_every", int, 5)), config=dict(config),
         move_ms=_positive(limits, "move_ms", 1000), start_ms=_positive(limits, "start_ms", 5000),
         total_ms=_typed(limits, "total_ms", int, 0), sandbox=sandbox,
         reuse_matches=_positive(limits, "reuse_matches", 100),

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 HERE = Path(__file__).parent
 ASSETS = ("site.css", "refresh.js")
 RECENT = 20  # matches listed on each page
+#: viewer pages made at each writing of the site, newest match first (one costs about 0.2 s for a
+#: Mau Mau match: more would cost more than the matches of a fast ladder); older matches listed
+#: without one keep their replay, which `referee replay` shows
+VIEWERS = 6
 
 
 def _e(value: Any) -> str:
@@ -44,6 +48,11 @@ def write_site(ladder: Ladder) -> Path:
     for name in ASSETS:
         shutil.copyfile(HERE / name, build / name)
     data = _gather(ladder)
+    made = 0
+    for match in data["matches"]:
+        if made >= VIEWERS:
+            break
+        made += _make_viewer(ladder, match)
     (build / "index.html").write_text(_index(ladder, data), encoding="utf-8")
     for e in data["entrants"]:
         (build / "e" / f"{e.id}.html").write_text(_entrant_page(ladder, data, e), encoding="utf-8")
@@ -79,22 +88,32 @@ def _page(title: str, body: str, depth: int) -> str:
             f'<script src="{up}refresh.js"></script></body></html>\n')
 
 
-def _viewer(ladder: Ladder, match: dict[str, Any]) -> str | None:
-    """The viewer page of a match's replay, written on first use; its path under out (None: no replay)."""
+def _viewer_page(ladder: Ladder, match: dict[str, Any]) -> Path | None:
+    if not match.get("replay"):
+        return None
+    return ladder.out / "viewers" / f"{Path(match['replay']).name.removesuffix('.jsonl')}.html"
+
+
+def _make_viewer(ladder: Ladder, match: dict[str, Any]) -> bool:
+    """Write a match's viewer page if it has none yet; whether one was written."""
     from referee.replay.html import write_viewer
     from referee.replay.verify import load_replay
 
-    if not match.get("replay"):
-        return None
-    stem = Path(match["replay"]).name.removesuffix(".jsonl")
-    page = ladder.out / "viewers" / f"{stem}.html"
-    if not page.exists():
-        try:
-            write_viewer(load_replay(ladder.out / match["replay"]), ladder.game, page,
-                         assets=ladder.out / "viewers" / "assets")
-        except Exception:  # noqa: BLE001  a page that cannot be made is left unlinked
-            return None
-    return f"viewers/{stem}.html"
+    page = _viewer_page(ladder, match)
+    if page is None or page.exists():
+        return False
+    try:
+        write_viewer(load_replay(ladder.out / match["replay"]), ladder.game, page,
+                     assets=ladder.out / "viewers" / "assets")
+    except Exception:  # noqa: BLE001  a page that cannot be made is left unlinked
+        return False
+    return True
+
+
+def _viewer(ladder: Ladder, match: dict[str, Any]) -> str | None:
+    """The match's viewer page under out, if it was made (None: not, or no replay)."""
+    page = _viewer_page(ladder, match)
+    return page.relative_to(ladder.out).as_posix() if page is not None and page.exists() else None
 
 
 def _match_rows(ladder: Ladder, matches: list[dict[str, Any]], depth: int, names: dict[str, str]) -> str:
