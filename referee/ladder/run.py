@@ -104,7 +104,10 @@ class Ladder:
 
         write_site(self)
         while max_matches is None or played < max_matches:
-            yield from self.watch()
+            taken = list(self.watch())
+            yield from taken
+            if any(e.detail["entrant"] for e in taken):  # a version retired: the active are others now
+                yield Event("fit", {"ratings": self.refit()})
             job = self._next_set()
             if job is None:
                 if max_matches is not None:

@@ -146,7 +146,7 @@ def _index(ladder: Ladder, data: dict[str, Any]) -> str:
         interval = f"{_num(r['low'])} to {_num(r['high'])}" if r and r["low"] is not None else ""
         rows.append(f'<tr class=entrant><td class=num>{place}</td><td><a href="e/{e.id}.html">{_e(e.name)}</a></td>'
                     f"<td>{_e(e.version)}</td><td>{_e(e.author)}</td><td class=num>{_num(r['rating']) if r else ''}</td>"
-                    f"<td class=num>{_e(interval)}</td><td class=num>{counts.get(e.key, 0)}</td></tr>")
+                    f"<td class=num>{_e(interval)}</td><td class=num>{r['sets'] if r else 0}</td></tr>")
     retired = [f'<li class=retired><a href="e/{e.id}.html">{_e(e.name)} v{_e(e.version)}</a> by {_e(e.author)}: '
                f"{counts.get(e.key, 0)} sets</li>" for e in data["entrants"] if e.retired]
     subs = "".join(
@@ -160,7 +160,7 @@ def _index(ladder: Ladder, data: dict[str, Any]) -> str:
             f"before two sets). Updated {_e(time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()))}.</p>"
             "<h2>Leaderboard</h2><div class=wrap><table id=leaderboard><tr><th class=num>#</th><th>entrant</th>"
             "<th>version</th><th>author</th><th class=num>rating</th><th class=num>95% interval</th>"
-            f"<th class=num>sets</th></tr>{''.join(rows)}</table></div>"
+            f"<th class=num>sets rated</th></tr>{''.join(rows)}</table></div>"
             + (f"<h2>Retired versions</h2><ul>{''.join(retired)}</ul>" if retired else "")
             + "<h2>Newest matches</h2>" + _match_rows(ladder, data["matches"], 0, names)
             + "<h2>Submissions</h2><div class=wrap><table><tr><th>entry</th><th>name</th><th>version</th>"
