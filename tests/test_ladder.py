@@ -297,6 +297,24 @@ def test_the_leaderboard_renders_in_chromium_with_every_accepted_name(browser, t
         time.sleep(0.05)
     else:
         pytest.fail("the replay viewer did not start")
+    # served on localhost: `/` is the leaderboard, which says it reloads itself
+    from referee.ladder.site import serve
+
+    server = serve(tmp_path / "out", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        browser.call("Page.navigate", url=f"http://127.0.0.1:{server.server_address[1]}/")
+        for _ in range(600):
+            if browser.js("location.pathname === '/site/index.html' && !!document.querySelector('#leaderboard')"):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the served leaderboard did not render")
+        assert "bo-bot" in browser.js("document.querySelector('#leaderboard').innerText")
+        assert browser.js("document.querySelector('script').src.endsWith('/site/refresh.js')")
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_the_command_line_says_one_line_for_a_mistake(tmp_path):

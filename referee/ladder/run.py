@@ -100,6 +100,7 @@ class Ladder:
         there is nothing to play), yielding what happens."""
         played = 0
         since_site = 0
+        idle = False
         from referee.ladder.site import write_site
 
         write_site(self)
@@ -112,9 +113,12 @@ class Ladder:
             if job is None:
                 if max_matches is not None:
                     break
-                yield Event("idle", {"entrants": len(self.state.entrants(active_only=True))})
+                if not idle:  # said once, until there is something to play again
+                    yield Event("idle", {"entrants": len(self.state.entrants(active_only=True))})
+                idle = True
                 time.sleep(IDLE_S)
                 continue
+            idle = False
             missing = [s for s in range(job["seatings"]) if s not in job["done"]]
             todo = missing if max_matches is None else missing[: max_matches - played]
             for record in self.play_all(job, todo):
