@@ -209,7 +209,7 @@ def test_killed_mid_run_it_loses_no_match_and_plays_none_twice(tmp_path):
     from referee.ladder.state import State
 
     state = State(db)
-    assert verify(state, tmp_path / "out") == []  # every replay as its SHA-256 says
+    assert verify(state, tmp_path / "out") == (len(after), [])  # every replay as its SHA-256 says
     state.close()
 
 
@@ -381,3 +381,34 @@ def test_on_dask_a_set_plays_as_here(tmp_path):
         return got
 
     assert rows(here) == rows(there)
+
+
+def test_verify_checks_every_replay_against_the_db_and_the_rules(tmp_path):
+    from typer.testing import CliRunner
+
+    from referee.cli import app
+
+    _run(_file(tmp_path), 4)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["ladder", "verify", str(out)])
+    assert result.exit_code == 0 and "4 replays verified" in result.output, result.output
+    replay = out / "replays" / "set000002-001.jsonl"
+    replay.write_bytes(replay.read_bytes().replace(b'"seed"', b'"seed" ', 1))  # one byte more
+    result = CliRunner().invoke(app, ["ladder", "verify", str(out)])
+    assert result.exit_code == 1
+    assert "set 2 seating 1 (replays/set000002-001.jsonl): differs from the SHA-256" in result.output
+    # a replay edited and its SHA-256 in the db too: the rules still catch its result
+    data = replay.read_bytes().replace(b'"seed" ', b'"seed"', 1)
+    lines = data.splitlines(keepends=True)
+    result_line = json.loads(lines[-1])
+    result_line["ranks"] = result_line["ranks"][::-1]
+    data = b"".join(lines[:-1]) + (json.dumps(result_line, separators=(",", ":")) + "\n").encode()
+    replay.write_bytes(data)
+    con = sqlite3.connect(out / "ladder.db")
+    with con:
+        con.execute("UPDATE matches SET sha256 = ? WHERE replay = ?",
+                    (__import__("hashlib").sha256(data).hexdigest(), "replays/set000002-001.jsonl"))
+    con.close()
+    result = CliRunner().invoke(app, ["ladder", "verify", str(out)])
+    assert result.exit_code == 1 and "set 2 seating 1" in result.output and "SHA-256" not in result.output, \
+        result.output

@@ -14,8 +14,9 @@ from referee.cli.common import _console, _errors, _registry, app
 @app.command()
 def ladder(
     target: Annotated[list[str], typer.Argument(
-        metavar="LADDER.toml | serve OUT",
-        help="The ladder file to run; or `serve` and the ladder's output folder, to serve its site.")],
+        metavar="LADDER.toml | serve OUT | verify OUT",
+        help="The ladder file to run; or `serve` and the ladder's output folder, to serve its site; or "
+             "`verify` and that folder, to check every replay against the database and the rules.")],
     max_matches: Annotated[Optional[int], typer.Option(
         min=1, metavar="N", help="Stop after N matches, or when there is nothing to play (default: run on).")] = None,
     executor: Annotated[str, typer.Option(metavar="local|dask", help="Where matches run: here, one at a time "
@@ -32,6 +33,11 @@ def ladder(
 
     console = _console()
     with _errors():
+        if target[0] == "verify":
+            if len(target) != 2:
+                raise UsageError("usage: referee ladder verify OUT")
+            _verify(Path(target[1]), console)
+            return
         if target[0] == "serve":
             if len(target) != 2:
                 raise UsageError("usage: referee ladder serve OUT")
@@ -87,3 +93,23 @@ def _serve(out: Path, port: int, console) -> None:
         pass
     finally:
         server.server_close()
+
+
+def _verify(out: Path, console) -> None:
+    from referee.errors import UsageError
+    from referee.ladder.run import DB, verify
+    from referee.ladder.state import State
+
+    if not (out / DB).is_file():
+        raise UsageError(f"{str(out)!r} holds no ladder ({DB})")
+    state = State(out / DB)
+    try:
+        checked, problems = verify(state, out, _registry())
+    finally:
+        state.close()
+    for line in problems:
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+    console.print(f"{checked} replays verified: " + ("all agree" if not problems else f"{len(problems)} problems"),
+                  highlight=False)
+    if problems:
+        raise typer.Exit(1)

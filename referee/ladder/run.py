@@ -326,15 +326,33 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def verify(state: State, out: Path) -> list[str]:
-    """Every kept replay's SHA-256 against the db; the problems found (none: all agree)."""
-    problems = []
-    for m in state.matches():
+def verify(state: State, out: Path, registry: Any = None) -> tuple[int, list[str]]:
+    """Every kept replay against its SHA-256 in the db, and (given a `registry`) replayed under
+    the game's rules (referee.replay.verify, as `referee verify` does a tournament's): how many
+    replays were checked, and the problems found (none: all agree)."""
+    from referee.replay.verify import verify_file
+
+    problems, checked = [], 0
+    for m in reversed(state.matches()):
         if m["replay"] is None:
             continue
+        where = f"set {m['set']} seating {m['seating']} ({m['replay']})"
         path = out / m["replay"]
-        if not path.exists():
-            problems.append(f"set {m['set']} seating {m['seating']}: {m['replay']} is missing")
-        elif _sha256(path) != m["sha256"]:
-            problems.append(f"set {m['set']} seating {m['seating']}: {m['replay']} differs from its SHA-256")
-    return problems
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            problems.append(f"{where}: cannot be read: {exc.strerror or exc}")
+            continue
+        checked += 1
+        if hashlib.sha256(data).hexdigest() != m["sha256"]:
+            problems.append(f"{where}: differs from the SHA-256 the ladder recorded")
+            continue
+        if registry is not None:
+            try:
+                verdict = verify_file(path, registry, data=data)
+            except UsageError as exc:
+                problems.append(f"{where}: {exc}")
+                continue
+            if not verdict.ok:
+                problems.append(f"{where}: {verdict.discrepancy}")
+    return checked, problems
