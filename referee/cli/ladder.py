@@ -51,7 +51,11 @@ def ladder(
         if executor not in ("local", "dask"):
             raise UsageError(f"--executor must be local or dask, got {executor!r}")
         config = load(Path(target[0]))
-        running = Ladder(config, _registry(), executor, scheduler, workers)
+        registry = _registry()
+        registry.game(config.game)  # an unknown game said first
+        if config.sandbox == "bwrap":
+            _check_open(config.out)
+        running = Ladder(config, registry, executor, scheduler, workers)
         try:
             for event in running.run(max_matches):
                 _show(console, event)
@@ -113,3 +117,18 @@ def _verify(out: Path, console) -> None:
                   highlight=False)
     if problems:
         raise typer.Exit(1)
+
+
+def _check_open(out: Path) -> None:
+    """As root the sandboxed bots run under uids of their own: the ladder's folder (their files
+    lie in its intake/) must be reachable by other users (UsageError naming the closed folder)."""
+    import os
+
+    from referee.errors import UsageError
+
+    if os.geteuid() != 0:
+        return
+    for folder in reversed(Path(os.path.abspath(out)).parents):
+        if folder.exists() and not os.stat(folder).st_mode & 0o001:
+            raise UsageError(f"the ladder's folder {str(out)!r} lies in {str(folder)!r}, which other users cannot "
+                             "enter: as root, sandboxed bots run as users of their own; set `out` elsewhere")

@@ -11,7 +11,7 @@
     [config]                      # optional: the game's options
     [limits]                      # optional: move_ms, start_ms, total_ms, sandbox ("bwrap"|"none"),
                                   # reuse_matches (the most matches a kept bot process plays; 1: none kept)
-    [intake]                      # optional: seeds, max_failed, jobs
+    [intake]                      # optional: seeds, max_failed (the validation battery's)
 
 Errors are one line naming the field (UsageError)."""
 
@@ -27,7 +27,7 @@ from referee.errors import UsageError
 _TOP = {"game", "players", "submissions", "out", "seed", "seating", "house", "site_every", "config", "limits",
         "intake"}
 _LIMITS = {"move_ms", "start_ms", "total_ms", "sandbox", "reuse_matches"}
-_INTAKE = {"seeds", "max_failed", "jobs"}
+_INTAKE = {"seeds", "max_failed"}
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,6 @@ class LadderConfig:
     reuse_matches: int = 100
     intake_seeds: int = 1
     intake_max_failed: int = 3
-    intake_jobs: int = 1
 
 
 def load(path: Path) -> LadderConfig:
@@ -99,8 +98,7 @@ def parse(data: dict[str, Any], base: Path) -> LadderConfig:
         move_ms=_positive(limits, "move_ms", 1000), start_ms=_positive(limits, "start_ms", 5000),
         total_ms=_typed(limits, "total_ms", int, 0), sandbox=sandbox,
         reuse_matches=_positive(limits, "reuse_matches", 100),
-        intake_seeds=_positive(intake, "seeds", 1), intake_max_failed=_typed(intake, "max_failed", int, 3),
-        intake_jobs=_positive(intake, "jobs", 1))
+        intake_seeds=_positive(intake, "seeds", 1), intake_max_failed=_typed(intake, "max_failed", int, 3))
 
 
 def _only(table: Any, known: set[str], where: str) -> None:

@@ -142,7 +142,7 @@ class Ladder:
         from referee.intake.run import Options, take_in
 
         c = self.config
-        options = Options(seeds=c.intake_seeds, max_failed=c.intake_max_failed, jobs=c.intake_jobs,
+        options = Options(seeds=c.intake_seeds, max_failed=c.intake_max_failed, jobs=1,
                           move_ms=c.move_ms, start_ms=c.start_ms, sandbox=c.sandbox, players=c.players,
                           variant=dict(c.config))
         for entry, content in submissions.changed(Path(c.submissions), self.state.seen()):
