@@ -73,7 +73,7 @@ def _show(console, event) -> None:
         say(f"intake {d['entry']}: {d['status']}" + (f" as {d['entrant']}" if d["entrant"] else f" ({d['reason']})"))
     elif event.kind == "match":
         say(f"set {d['set']} seating {d['seating']}: " + ", ".join(f"{s} {r}" for s, r in zip(d["seats"], d["ranks"])))
-    elif event.kind == "fit":
+    elif event.kind == "fit" and d["ratings"]:
         rows = sorted(d["ratings"].items(), key=lambda kv: -kv[1]["rating"])
         say("ratings: " + ", ".join(f"{k} {v['rating']:.0f}" for k, v in rows))
     elif event.kind == "idle":
