@@ -58,7 +58,9 @@ for _path in ("referee/game.py", "referee/runner.py", "referee/cli/play.py", "re
         NOT_A_GAME[(_path, f"field {_word}")] = "the contract's conduct penalty (referee.game.penalty)"
 # A contest submission's manifest (`run`) and an intake report's `reason` (issue 28)
 for _path, _word in (("referee/intake/manifest.py", "run"), ("referee/intake/run.py", "run"),
-                     ("referee/intake/run.py", "reason"), ("referee/cli/intake.py", "reason")):
+                     ("referee/intake/run.py", "reason"), ("referee/cli/intake.py", "reason"),
+                     ("referee/cli/ladder.py", "reason"), ("referee/ladder/run.py", "reason"),
+                     ("referee/ladder/site.py", "reason"), ("referee/ladder/state.py", "reason")):
     NOT_A_GAME[(_path, f"field {_word}")] = "a contest submission's manifest and intake report"
 
 

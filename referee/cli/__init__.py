@@ -3,6 +3,6 @@ command shares; it is the only module that turns exceptions into messages and ex
 other module adds the commands of one feature to `app`, in the order `referee --help` lists them."""
 
 from referee.cli.common import app, main
-from referee.cli import info, play, tournament, replay, keys, schema, validate, intake, export  # noqa: F401,E402  (their commands)
+from referee.cli import info, play, tournament, replay, keys, schema, validate, intake, export, ladder  # noqa: F401,E402  (their commands)
 
 __all__ = ["app", "main"]

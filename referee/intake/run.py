@@ -53,6 +53,8 @@ class Options:
     move_ms: int = 1000
     start_ms: int = 5000
     sandbox: str = "bwrap"
+    players: int | None = None  # validate at this table size only (a ladder's); None: every size
+    variant: dict[str, Any] | None = None  # and under these options only (a ladder's); None: every variant
 
 
 @dataclass
@@ -128,6 +130,28 @@ def intake(inputs: Sequence[Path], game: Any, registry: Any, out: Path, options:
     return summary
 
 
+def take_in(source: Path, game: Any, registry: Any, out: Path, options: Options = Options()) -> dict[str, Any]:
+    """Take ONE submission (a folder or an archive, as given) in, through the same stages as
+    `intake`, into the same output (its numbering, names.json, accepted.json); its report (the
+    ladder's way in: no summary page is rewritten)."""
+    out = Path(out)
+    for sub in ("submissions", "builds"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    os.chmod(out, 0o755)  # as in `intake`
+    names_file = out / "names.json"
+    owners: dict[str, str] = json.loads(names_file.read_text()) if names_file.exists() else {}
+    number = 1 + sum(1 for _ in (out / "submissions").iterdir())
+    sub = Submission(number, Path(source), out / "submissions" / f"{number:03d}-{_stem(Path(source))}")
+    _receive(sub, owners, options)
+    _write_json(names_file, owners)
+    if "status" not in sub.report:
+        _build_and_validate(sub, game, registry, out, options)
+    _write_json(sub.folder / "report.json", sub.report)
+    (sub.folder / "report.html").write_text(_page(sub.report), encoding="utf-8")
+    _summary(game.name, [sub], out)  # accepted.json
+    return sub.report
+
+
 def _stem(path: Path) -> str:
     name = path.name
     for suffix in (".tar.gz", ".tgz", ".tar", ".zip"):
@@ -183,8 +207,9 @@ def _build_and_validate(sub: Submission, game: Any, registry: Any, out: Path, op
         run_dir = built.folder
     limits = Limits(move_ms=options.move_ms, start_ms=options.start_ms, sandbox=options.sandbox)
     argv = command_in(m.run, run_dir)
+    cases = None if options.players is None and options.variant is None else _cases(game, registry, options)
     try:
-        report = run_validation(game, registry, argv, limits, seeds=options.seeds,
+        report = run_validation(game, registry, argv, limits, seeds=options.seeds, cases=cases,
                                 max_failed=options.max_failed, out=sub.folder / "failures",
                                 bot_options={"cwd": run_dir, "home": run_dir})
     except (SubmissionError, UsageError) as exc:  # its command cannot run: the submission's mistake
@@ -194,6 +219,24 @@ def _build_and_validate(sub: Submission, game: Any, registry: Any, out: Path, op
         kinds = ", ".join(f"{k} x{v['count']}" for k, v in report["faults"]["by_kind"].items()) or "no fault"
         return sub.refuse("validate", f"the validation battery found faults ({kinds}); see its failing matches")
     sub.report.update(status="accepted", stage="validate", reason="", dir=str(run_dir.resolve()), command=argv)
+
+
+def _cases(game: Any, registry: Any, options: Options) -> list[Any]:
+    """The battery's cases at `options.players` seats and under `options.variant` (a ladder plays
+    nothing else): the first variant's cases with its options put in, when no variant is those."""
+    from dataclasses import replace
+
+    from referee.validate import battery
+
+    cases = [c for c in battery(game, registry, options.seeds)
+             if options.players is None or c.players == options.players]
+    if options.variant is None:
+        return cases
+    same = [c for c in cases if c.variant == options.variant]
+    if same:
+        return same
+    first = cases[0].variant if cases else {}
+    return [replace(c, variant=dict(options.variant)) for c in cases if c.variant == first]
 
 
 def command_in(run: Sequence[str], folder: Path) -> list[str]:
