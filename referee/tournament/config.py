@@ -171,19 +171,7 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
     `scheduler`, else $DASK_SCHEDULER_ADDRESS, else the file's; none starts a LocalCluster.
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"tournament file {str(path)!r} does not exist") from None
-    except IsADirectoryError:
-        raise UsageError(f"tournament file {str(path)!r} is a directory") from None
-    except OSError as exc:
-        raise UsageError(f"tournament file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
-                          f"at offset {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = _read_toml(path)
     r = _Reader(path)
     known_top = {"name", "seed", "limits", "output", "concurrency", "out", "entrants", "games",
                  "schedule", "seeds", "duplicate", "seating", "focus", "executor", "scheduler", "shared_out",
@@ -209,100 +197,19 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
         concurrency = os.cpu_count() or 1
     out_dir = Path(out) if out is not None else Path(r.get(data, "out", "", str, default=f"matches/{path.stem}"))
     executor, scheduler, shared_out = _executor(r, data, executor, scheduler, shared_out)
-
     entrants = _entrants(r, data, registry)
-    default_schedule = r.get(data, "schedule", "", str, default="round-robin")
-    if default_schedule not in SCHEDULES:
-        raise r.fail("schedule", " or ".join(repr(s) for s in SCHEDULES), default_schedule)
-    default_seeds = r.get(data, "seeds", "", int, default=1)
-    if default_seeds < 1:
-        raise r.fail("seeds", "at least 1", default_seeds)
-    default_min_sets = r.get(data, "min_sets", "", int, default=DEFAULT_MIN_SETS)
-    if default_min_sets < 1:
-        raise r.fail("min_sets", "at least 1", default_min_sets)
+    defaults = _game_defaults(r, data)
     ties = r.get(data, "ties", "", str, default="davidson", expected='"davidson" or "breslow"')
     if ties not in ("davidson", "breslow"):  # referee/tournament/ratings.py TIES
         raise r.fail("ties", '"davidson" or "breslow"', ties)
-    default_duplicate = r.get(data, "duplicate", "", bool, default=False)
-    default_seating = r.get(data, "seating", "", str, default=designs.DESIGNS[0], expected=_SEATING)
-    if default_seating not in designs.DESIGNS:
-        raise r.fail("seating", _SEATING, default_seating)
-    default_focus = r.get(data, "focus", "", str, default=None)
-
     raw_games = r.get(data, "games", "", list, expected="an array of tables [[games]]")
     if not raw_games:
         raise r.fail("games", "at least one [[games]] table")
     games = []
     counts = []  # (matches, how they come about) per game entry
     for i, g in enumerate(raw_games):
-        where = f"games[{i}]"
-        if not isinstance(g, dict):
-            raise r.fail(where, "a table", g)
-        for key in g:
-            if key not in ("game", "config", "players", "schedule", "focus", "seeds", "duplicate", "seating",
-                           "entrants", "sprt", "min_sets"):
-                raise r.fail(f"{where}.{key}", "game, config, players, schedule, focus, seeds, duplicate, "
-                             "seating, entrants, sprt or min_sets (unknown key)")
-        game_name = r.get(g, "game", where, str, expected="a game name")
-        if game_name not in registry.games:
-            known = ", ".join(sorted(registry.games))
-            raise r.fail(f"{where}.game", f"one of {known}", game_name)
-        game = registry.games[game_name]
-        default_players = game.min_players if game.min_players == game.max_players else None
-        players = r.get(g, "players", where, int,
-                        default=default_players if default_players is not None else ...,
-                        expected=f"a table size from {game.min_players} to {game.max_players}")
-        if not game.min_players <= players <= game.max_players:
-            raise r.fail(f"{where}.players", f"a table size from {game.min_players} to {game.max_players}", players)
-        raw_config = r.get(g, "config", where, dict, default={})
-        try:
-            config = resolve_config(game, raw_config, players)
-        except ConfigError as exc:
-            raise ConfigError(f"{path}: {where}.config: {exc}") from None
-        schedule = r.get(g, "schedule", where, str, default=default_schedule)
-        if schedule not in SCHEDULES:
-            raise r.fail(f"{where}.schedule", " or ".join(repr(s) for s in SCHEDULES), schedule)
-        seeds = r.get(g, "seeds", where, int, default=default_seeds)
-        if seeds < 1:
-            raise r.fail(f"{where}.seeds", "at least 1", seeds)
-        duplicate = r.get(g, "duplicate", where, bool, default=default_duplicate)
-        seating = r.get(g, "seating", where, str, default=default_seating, expected=_SEATING)
-        if seating not in designs.DESIGNS:
-            raise r.fail(f"{where}.seating", _SEATING, seating)
-        if "seating" in g and not duplicate:
-            raise r.fail(f"{where}.seating", "duplicate = true with it (without duplicate each seed is played "
-                         "once, in the table's order)", seating)
-        listed = r.get_list(g, "entrants", where, str, "the name of an [[entrants]] table", default=None)
-        if listed is None:
-            names = tuple(e.name for e in entrants.values() if e.games is None or game_name in e.games)
-        else:
-            seen: set[str] = set()
-            for j, n in enumerate(listed):
-                if n not in entrants:
-                    raise r.fail(f"{where}.entrants[{j}]", "the name of an [[entrants]] table", n)
-                if entrants[n].games is not None and game_name not in entrants[n].games:
-                    raise r.fail(f"{where}.entrants[{j}]", f"an entrant that plays {game_name}", n)
-                if n in seen:
-                    raise r.fail(f"{where}.entrants[{j}]", "an entrant not listed before (one seat each)", n)
-                seen.add(n)
-            names = tuple(listed)
-        focus = r.get(g, "focus", where, str, default=default_focus)
-        if schedule == "gauntlet":
-            if focus is None:
-                raise r.fail(f"{where}.focus", "the entrant a gauntlet is run for (missing)")
-            if focus not in names:
-                raise r.fail(f"{where}.focus" if "focus" in g else "focus",
-                             f"one of the entrants playing {game_name} ({where})", focus)
-        if len(names) < players:
-            raise r.fail(f"{where}.players", f"no more than the {len(names)} entrants that play {game_name}",
-                         players)
-        sprt = _sprt(r, g, where, schedule, seeds)
-        min_sets = r.get(g, "min_sets", where, int, default=default_min_sets)
-        if min_sets < 1:
-            raise r.fail(f"{where}.min_sets", "at least 1", min_sets)
-        games.append(GameEntry(game_name, config, players, schedule, focus, seeds, duplicate, names, seating, sprt,
-                               min_sets))
-        counts.append(_count(games[-1], where, g))
+        games.append(_game_entry(r, g, f"games[{i}]", registry, entrants, defaults))
+        counts.append(_count(games[-1], f"games[{i}]", g))
     total = sum(n for n, _ in counts)
     if total > MAX_MATCHES:
         i = max(range(len(counts)), key=lambda k: counts[k][0])
@@ -311,6 +218,120 @@ def load_tournament(path: str | os.PathLike, registry: Registry, out: str | os.P
     return TournamentConfig(path, name, seed, tuple(games), entrants, move_ms, start_ms, max_faults,
                             concurrency, out_dir, executor, scheduler, shared_out, _bot_limits(r, limits),
                             _output(r, data), _reuse_matches(r, limits), ties)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """A tournament file's TOML; UsageError for a file that cannot be read, ConfigError for one
+    that is no TOML."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"tournament file {str(path)!r} does not exist") from None
+    except IsADirectoryError:
+        raise UsageError(f"tournament file {str(path)!r} is a directory") from None
+    except OSError as exc:
+        raise UsageError(f"tournament file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
+                          f"at offset {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _game_defaults(r: _Reader, data: dict[str, Any]) -> dict[str, Any]:
+    """The top-level keys that are the [[games]] entries' defaults: schedule, seeds, min_sets,
+    duplicate, seating, focus."""
+    schedule = r.get(data, "schedule", "", str, default="round-robin")
+    if schedule not in SCHEDULES:
+        raise r.fail("schedule", " or ".join(repr(s) for s in SCHEDULES), schedule)
+    seeds = r.get(data, "seeds", "", int, default=1)
+    if seeds < 1:
+        raise r.fail("seeds", "at least 1", seeds)
+    min_sets = r.get(data, "min_sets", "", int, default=DEFAULT_MIN_SETS)
+    if min_sets < 1:
+        raise r.fail("min_sets", "at least 1", min_sets)
+    duplicate = r.get(data, "duplicate", "", bool, default=False)
+    seating = r.get(data, "seating", "", str, default=designs.DESIGNS[0], expected=_SEATING)
+    if seating not in designs.DESIGNS:
+        raise r.fail("seating", _SEATING, seating)
+    return {"schedule": schedule, "seeds": seeds, "min_sets": min_sets, "duplicate": duplicate,
+            "seating": seating, "focus": r.get(data, "focus", "", str, default=None)}
+
+
+def _game_entry(r: _Reader, g: Any, where: str, registry: Registry, entrants: dict[str, Entrant],
+                defaults: dict[str, Any]) -> GameEntry:
+    """One [[games]] table, checked: its game, table size, config, schedule, seeds, seating,
+    entrants, focus, SPRT and min_sets (the top-level `defaults` where it gives none)."""
+    if not isinstance(g, dict):
+        raise r.fail(where, "a table", g)
+    for key in g:
+        if key not in ("game", "config", "players", "schedule", "focus", "seeds", "duplicate", "seating",
+                       "entrants", "sprt", "min_sets"):
+            raise r.fail(f"{where}.{key}", "game, config, players, schedule, focus, seeds, duplicate, "
+                         "seating, entrants, sprt or min_sets (unknown key)")
+    game_name = r.get(g, "game", where, str, expected="a game name")
+    if game_name not in registry.games:
+        known = ", ".join(sorted(registry.games))
+        raise r.fail(f"{where}.game", f"one of {known}", game_name)
+    game = registry.games[game_name]
+    default_players = game.min_players if game.min_players == game.max_players else None
+    players = r.get(g, "players", where, int,
+                    default=default_players if default_players is not None else ...,
+                    expected=f"a table size from {game.min_players} to {game.max_players}")
+    if not game.min_players <= players <= game.max_players:
+        raise r.fail(f"{where}.players", f"a table size from {game.min_players} to {game.max_players}", players)
+    raw_config = r.get(g, "config", where, dict, default={})
+    try:
+        config = resolve_config(game, raw_config, players)
+    except ConfigError as exc:
+        raise ConfigError(f"{r.path}: {where}.config: {exc}") from None
+    schedule = r.get(g, "schedule", where, str, default=defaults["schedule"])
+    if schedule not in SCHEDULES:
+        raise r.fail(f"{where}.schedule", " or ".join(repr(s) for s in SCHEDULES), schedule)
+    seeds = r.get(g, "seeds", where, int, default=defaults["seeds"])
+    if seeds < 1:
+        raise r.fail(f"{where}.seeds", "at least 1", seeds)
+    duplicate = r.get(g, "duplicate", where, bool, default=defaults["duplicate"])
+    seating = r.get(g, "seating", where, str, default=defaults["seating"], expected=_SEATING)
+    if seating not in designs.DESIGNS:
+        raise r.fail(f"{where}.seating", _SEATING, seating)
+    if "seating" in g and not duplicate:
+        raise r.fail(f"{where}.seating", "duplicate = true with it (without duplicate each seed is played "
+                     "once, in the table's order)", seating)
+    names = _game_entrants(r, g, where, game_name, entrants)
+    focus = r.get(g, "focus", where, str, default=defaults["focus"])
+    if schedule == "gauntlet":
+        if focus is None:
+            raise r.fail(f"{where}.focus", "the entrant a gauntlet is run for (missing)")
+        if focus not in names:
+            raise r.fail(f"{where}.focus" if "focus" in g else "focus",
+                         f"one of the entrants playing {game_name} ({where})", focus)
+    if len(names) < players:
+        raise r.fail(f"{where}.players", f"no more than the {len(names)} entrants that play {game_name}",
+                     players)
+    sprt = _sprt(r, g, where, schedule, seeds)
+    min_sets = r.get(g, "min_sets", where, int, default=defaults["min_sets"])
+    if min_sets < 1:
+        raise r.fail(f"{where}.min_sets", "at least 1", min_sets)
+    return GameEntry(game_name, config, players, schedule, focus, seeds, duplicate, names, seating, sprt, min_sets)
+
+
+def _game_entrants(r: _Reader, g: dict[str, Any], where: str, game_name: str,
+                   entrants: dict[str, Entrant]) -> tuple[str, ...]:
+    """A [[games]] table's entrants: its `entrants` list, checked, else every entrant that plays it."""
+    listed = r.get_list(g, "entrants", where, str, "the name of an [[entrants]] table", default=None)
+    if listed is None:
+        return tuple(e.name for e in entrants.values() if e.games is None or game_name in e.games)
+    seen: set[str] = set()
+    for j, n in enumerate(listed):
+        if n not in entrants:
+            raise r.fail(f"{where}.entrants[{j}]", "the name of an [[entrants]] table", n)
+        if entrants[n].games is not None and game_name not in entrants[n].games:
+            raise r.fail(f"{where}.entrants[{j}]", f"an entrant that plays {game_name}", n)
+        if n in seen:
+            raise r.fail(f"{where}.entrants[{j}]", "an entrant not listed before (one seat each)", n)
+        seen.add(n)
+    return tuple(listed)
 
 
 def _reuse_matches(r: _Reader, limits: dict) -> int:
@@ -459,6 +480,12 @@ def _entrants(r: _Reader, data: dict, registry: Registry) -> dict[str, Entrant]:
         where = f"entrants[{i}]"
         if not isinstance(e, dict):
             raise r.fail(where, "a table", e)
+        if "intake" in e:  # every submission an intake accepted (docs/contests.md)
+            for entrant in _from_intake(r, e, where, registry):
+                if entrant.name in entrants:
+                    raise r.fail(f"{where}.intake", "submissions named as no other entrant is", entrant.name)
+                entrants[entrant.name] = entrant
+            continue
         allowed = ("name", "strategy", "command", "cwd", "dir", "env", "limits", "games")
         for key in e:
             if key not in allowed:
@@ -519,6 +546,44 @@ def _entrants(r: _Reader, data: dict, registry: Registry) -> dict[str, Entrant]:
     if not entrants:
         raise r.fail("entrants", "at least one [[entrants]] table")
     return entrants
+
+
+def _from_intake(r: _Reader, e: dict[str, Any], where: str, registry: Registry) -> list[Entrant]:
+    """An [[entrants]] table `intake = "DIR"`: an entrant per name that intake (`referee intake
+    ... --out DIR`) accepted, its latest accepted version (DIR/accepted.json), each with its own
+    folder as `dir` (what the sandbox shows of it) and the game it was validated for; `limits`
+    (move_ms, start_ms) apply to them all."""
+    import json
+    import shlex
+
+    for key in e:
+        if key not in ("intake", "limits"):
+            raise r.fail(f"{where}.{key}", "intake or limits (unknown key beside intake)")
+    folder = r.get(e, "intake", where, str, expected="an intake's folder (referee intake --out)")
+    accepted_file = r.path.parent / folder / "accepted.json"
+    try:
+        accepted = json.loads(accepted_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise r.fail(f"{where}.intake", "an intake's folder holding accepted.json", folder) from None
+    if not isinstance(accepted, dict) or not accepted:
+        raise r.fail(f"{where}.intake", "an intake that accepted a submission", folder)
+    limits = r.get(e, "limits", where, dict, default={})
+    for k in limits:
+        if k not in ("move_ms", "start_ms"):
+            raise r.fail(f"{where}.limits.{k}", "move_ms or start_ms (unknown key)")
+    out = []
+    for name, sub in sorted(accepted.items()):
+        if not isinstance(sub, dict) or not isinstance(sub.get("command"), list) or not sub.get("dir"):
+            raise r.fail(f"{where}.intake", f"accepted.json's {name!r} with its command and folder", folder)
+        if not Path(sub["dir"]).is_dir():
+            raise r.fail(f"{where}.intake", f"the folder of {name!r} ({sub['dir']}), which is gone", folder)
+        game = sub.get("game")
+        out.append(Entrant(
+            name, None, shlex.join(sub["command"]), sub["dir"], {},
+            _positive(r, limits, "move_ms", f"{where}.limits", None) if "move_ms" in limits else None,
+            _positive(r, limits, "start_ms", f"{where}.limits", None) if "start_ms" in limits else None,
+            (game,) if game in registry.games else None, sub["dir"]))
+    return out
 
 
 def _check_command(command: str, cwd: Path) -> None:
