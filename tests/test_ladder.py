@@ -86,7 +86,7 @@ def _stored(db: Path) -> dict[str, tuple]:
 
 
 def test_ratings_equal_the_batch_fit_over_the_complete_sets(tmp_path):
-    path = _file(tmp_path)
+    path = _file(tmp_path, extra="min_sets = 1\n")
     events = _run(path, 11)  # 5 sets and a half: the half set is no unit
     assert sum(e.kind == "match" for e in events) == 11
     expected, stored = _expected(tmp_path / "out" / "ladder.db"), _stored(tmp_path / "out" / "ladder.db")
@@ -105,13 +105,16 @@ def test_the_ratings_do_not_depend_on_the_order_sets_were_played(tmp_path):
     sets = ladder.rated_sets()
     ladder.close()
     assert len(sets) == 5
-    assert ratings_of(sets) == ratings_of(sets[::-1]) == ratings_of(sets[2:] + sets[:2])
+    # below min_sets (10 by default) no entrant's rating has an interval (issue 26)
+    assert all(row["low"] is None and row["se"] is None for row in ratings_of(sets).values())
+    assert all(row["low"] is not None for row in ratings_of(sets, min_sets=1).values())
+    assert ratings_of(sets, 1) == ratings_of(sets[::-1], 1) == ratings_of(sets[2:] + sets[:2], 1)
     # nor on the entrants' names: renamed (the order of names reversed), the same ratings
     new = {"random": "zz", "first": "mm", "maumau-greedy": "aa"}
     renamed = [{**s, "table": [new[k] for k in s["table"]],
                 "matches": [{**m, "seats": [new[k] for k in m["seats"]]} for m in s["matches"]]} for s in sets]
-    again = ratings_of(renamed)
-    for key, row in ratings_of(sets).items():
+    again = ratings_of(renamed, 1)
+    for key, row in ratings_of(sets, 1).items():
         assert all(abs(again[new[key]][f] - row[f]) < 1e-6 for f in ("rating", "se", "low", "high")), key
 
 

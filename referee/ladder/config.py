@@ -25,7 +25,7 @@ from typing import Any
 from referee.errors import UsageError
 
 _TOP = {"game", "players", "submissions", "out", "seed", "seating", "house", "site_every", "config", "limits",
-        "intake"}
+        "intake", "min_sets"}
 _LIMITS = {"move_ms", "start_ms", "total_ms", "sandbox", "reuse_matches"}
 _INTAKE = {"seeds", "max_failed"}
 
@@ -42,6 +42,8 @@ class LadderConfig:
     seating: str = "all"
     house: tuple[str, ...] = ()
     site_every: int = 5
+    #: the sets an entrant sits in before its rating gets an interval (as a tournament's min_sets)
+    min_sets: int = 10
     config: dict[str, Any] = field(default_factory=dict)
     move_ms: int = 1000
     start_ms: int = 5000
@@ -94,7 +96,8 @@ def parse(data: dict[str, Any], base: Path) -> LadderConfig:
     return LadderConfig(
         game=game, players=players, submissions=base / _typed(data, "submissions", str),
         out=base / _typed(data, "out", str), seed=_typed(data, "seed", int, 1), seating=seating,
-        house=tuple(house), site_every=max(1, _typed(data, "site_every", int, 5)), config=dict(config),
+        house=tuple(house), site_every=max(1, _typed(data, "site_every", int, 5)),
+        min_sets=_positive(data, "min_sets", 10), config=dict(config),
         move_ms=_positive(limits, "move_ms", 1000), start_ms=_positive(limits, "start_ms", 5000),
         total_ms=_typed(limits, "total_ms", int, 0), sandbox=sandbox,
         reuse_matches=_positive(limits, "reuse_matches", 100),

@@ -25,6 +25,7 @@ from referee.errors import UsageError
 from referee.ladder import schedule, submissions
 from referee.ladder.config import LadderConfig
 from referee.ladder.state import State
+from referee.tournament.head_to_head import MIN_SETS
 
 DB = "ladder.db"
 #: seconds between looks at the submissions folder while fewer entrants than seats are active
@@ -230,7 +231,7 @@ class Ladder:
     def refit(self) -> dict[str, dict[str, Any]]:
         """Refit the ratings from every rated set (ratings(), stored as a new fit); by entrant key."""
         sets = self.rated_sets()
-        rows = ratings_of(sets)
+        rows = ratings_of(sets, self.config.min_sets)
         self.state.record_fit(len(sets), sum(len(s["matches"]) for s in sets), rows)
         return rows
 
@@ -293,10 +294,12 @@ def play_task(task: Task, registry: Any = None, pool: Any = None) -> dict[str, A
     return out
 
 
-def ratings_of(sets: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The batch Plackett-Luce fit over complete duplicate sets, each set a bootstrap unit
-    (referee.tournament.ratings), units in the order of their deal seeds (as a tournament's: not
-    the order they were played in); with fewer than two sets, the point ratings and no interval."""
+def ratings_of(sets: list[dict[str, Any]], min_sets: int = MIN_SETS) -> dict[str, dict[str, Any]]:
+    """The batch fit over complete duplicate sets (Plackett-Luce, ties by Davidson-Luce), each set
+    a bootstrap unit (referee.tournament.ratings), units in the order of their deal seeds (as a
+    tournament's: not the order they were played in). An entrant's interval only once it sat in
+    `min_sets` sets, as a tournament's standings give theirs (issue 26: no number without its
+    certainty); with fewer than two sets, the point ratings alone."""
     from referee.tournament import ratings
 
     sets = sorted(sets, key=lambda s: (s["seed"], s["id"]))
@@ -307,7 +310,8 @@ def ratings_of(sets: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             counts[key] = counts.get(key, 0) + 1
     if len(units) >= 2:
         fitted = ratings.bootstrap([units])
-        return {k: {"rating": r.rating, "se": r.se, "low": r.low, "high": r.high, "sets": counts[k]}
+        return {k: {"rating": r.rating, **({"se": r.se, "low": r.low, "high": r.high} if counts[k] >= min_sets
+                                           else {"se": None, "low": None, "high": None}), "sets": counts[k]}
                 for k, r in fitted.items()}
     stats = ratings.Stats.of((m["seats"], m["ranks"]) for s in sets for m in s["matches"])
     points = ratings.centred(ratings.fit(stats)) if stats.wins else {}

@@ -156,8 +156,8 @@ def _index(ladder: Ladder, data: dict[str, Any]) -> str:
     complete = sum(1 for _ in ladder.rated_sets())
     body = (f"<h1>Ladder: {_e(ladder.game.name)}</h1>"
             f"<p class=note>{len(data['matches'])} matches played; ratings over the {complete} complete duplicate "
-            "sets of the active versions (batch Plackett-Luce fit; interval: 95%, bootstrap over sets; none "
-            f"before two sets). Updated {_e(time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()))}.</p>"
+            "sets of the active versions (batch Plackett-Luce fit, ties by Davidson-Luce; interval: 95%, "
+            "bootstrap over sets; none for an entrant before it sat in min_sets sets, 10 by default). Updated {_e(time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()))}.</p>"
             "<h2>Leaderboard</h2><div class=wrap><table id=leaderboard><tr><th class=num>#</th><th>entrant</th>"
             "<th>version</th><th>author</th><th class=num>rating</th><th class=num>95% interval</th>"
             f"<th class=num>sets rated</th></tr>{''.join(rows)}</table></div>"
