@@ -6,7 +6,7 @@
    entrants already at the table (summed): a set between entrants whose order is uncertain moves
    the standings most; one between entrants far apart tells little. Overlap of two 95% intervals:
    the length they share over the shorter one's (1: one inside the other, 0: apart); an entrant
-   without an interval yet (fewer than two sets) overlaps everyone fully. Among equal overlaps,
+   without an interval yet (fewer than min_sets sets) overlaps everyone fully. Among equal overlaps,
    the fewest sets first.
 Ties left are broken by a seeded draw (SHA-256 of the ladder's seed, the set's number and the
 entrant's key), never by the order of names. Seats are then taken in that order; each set plays
