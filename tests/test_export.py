@@ -84,3 +84,13 @@ def test_a_bad_format_or_journal_is_one_line(tmp_path: Path):
     for args in (["export", str(tmp_path), "--format", "xml"], ["export", str(tmp_path / "none.jsonl")]):
         proc = subprocess.run([*REFEREE, *args], capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2 and proc.stderr.startswith("error:") and "Traceback" not in proc.stderr
+
+
+def test_standings_as_json(journal: Path, tmp_path: Path):
+    """`referee standings --json -` (issue 29): standings.json's content, alone on stdout."""
+    proc = subprocess.run([*REFEREE, "standings", str(journal), "--out", str(tmp_path), "--json", "-"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data == json.loads((tmp_path / "standings.json").read_text())
+    assert {r["entrant"] for r in data["games"]["presidente"]} == {"first", "random", "presidente-greedy", "random-2"}

@@ -295,12 +295,19 @@ def standings(
     journal: Annotated[Path, typer.Argument(help="A tournament's journal.jsonl.")],
     out: Annotated[Optional[Path], typer.Option(help="Where to write the standings files "
                                                 "(default: beside the journal).")] = None,
+    json_out: Annotated[Optional[str], typer.Option("--json", metavar="FILE", help="Also write the standings "
+                                                    "(standings.json's content) to this file ('-': stdout, "
+                                                    "instead of the tables).")] = None,
 ) -> None:
     """Recompute a tournament's standings from its journal alone, and write the standings files."""
+    import json
+
     from referee.tournament import standings as st
     from referee.errors import UsageError
+    from referee.cli.common import check_json_target, write_json
 
     with _errors():
+        check_json_target(json_out)
         if not journal.is_file():
             raise UsageError(f"journal {str(journal)!r} " + ("is a directory (give its journal.jsonl)"
                                                             if journal.is_dir() else "does not exist"))
@@ -312,8 +319,15 @@ def standings(
         console = _console()
         name = head.get("name", "") if head else ""
         table, paths, _ = standings_files(journal, out or journal.parent, name, _registry())
+        if json_out is not None:
+            data = json.loads(next(p for p in paths if p.name == "standings.json").read_text(encoding="utf-8"))
+            if json_out == "-":  # stdout holds the JSON alone
+                write_json(console, json_out, data, "standings")
+                return
         _print_standings(console, table, name)
         console.print("written: " + ", ".join(str(p) for p in paths), highlight=False, markup=False)
+        if json_out is not None:
+            write_json(console, json_out, data, "standings")
         for outcome in table["sprt"]:  # the tournament prints its own, longer block (Gauntlet.summary)
             lower, upper = outcome.test.bounds()
             console.print(f"sprt games[{outcome.game_index}] {outcome.focus}: LLR {outcome.llr:.2f} ({lower:.2f}, "
