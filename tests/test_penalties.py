@@ -79,3 +79,24 @@ def test_validate_warns_of_a_penalty_paid_again_and_again(tmp_path: Path):
     assert (row["why"], row["ruling"]) == ("announcement", "MM-7") and row["matches"] >= 3
     assert '"say"' in row["advice"]
     assert report["warnings"] and "MM-7" in report["warnings"][0]
+
+
+def test_a_tournament_counts_each_entrants_penalties(tmp_path: Path):
+    bot = tmp_path / "nosay.py"
+    bot.write_text(NOSAY)
+    (tmp_path / "t.toml").write_text(f'concurrency = 1\nseeds = 3\n[output]\nviewers = false\n'
+                                     f'[[entrants]]\nname = "nosay"\ncommand = "{sys.executable} {bot}"\n'
+                                     '[[entrants]]\nstrategy = "random"\n[[games]]\ngame = "maumau"\nplayers = 2\n')
+    proc = subprocess.run([*REFEREE, "tournament", str(tmp_path / "t.toml"), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in (tmp_path / "out" / "journal.jsonl").read_text().splitlines()[1:]]
+    penalised = [r for r in records if r.get("penalties")]
+    assert penalised and all(p["ruling"] == "MM-7" for r in penalised for p in r["penalties"])
+    data = json.loads((tmp_path / "out" / "standings.json").read_text())
+    (row,) = data["penalties"]
+    assert (row["entrant"], row["why"], row["ruling"], row["matches"]) == ("nosay", "announcement", "MM-7",
+                                                                          len(penalised))
+    assert row["times"] == sum(p["times"] for r in penalised for p in r["penalties"])
+    assert "Penalties" in (tmp_path / "out" / "standings.md").read_text()
+    assert "penalised: nosay: announcement (MM-7)" in proc.stdout

@@ -361,3 +361,6 @@ def _print_standings(console, table: dict, name: str) -> None:
     shown = rich_fault_table(table["faults"])
     if shown is not None:
         console.print(shown)
+    for p in table.get("penalties", []):  # conduct penalties (referee.game.penalty), by entrant and reason
+        console.print(f"penalised: {p['entrant']}: {p['why']} ({p['ruling']}) {p['times']} times in {p['matches']} "
+                      "matches", highlight=False, markup=False)

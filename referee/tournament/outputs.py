@@ -45,13 +45,14 @@ def read_once(journal: Path, decisions: list[dict[str, Any]]) -> tuple[dict[str,
     from referee.tournament import sprt
     from referee.tournament import standings as st
     from referee.tournament.index import JournalRows
-    from referee.tournament.reporting import fault_rows
+    from referee.tournament.reporting import fault_rows, penalty_rows
 
     cut = [(d["last"], d["end"]) for d in decisions]
     head: dict[str, Any] | None = None
     shared: dict[Any, Any] = {}
     results: list[Any] = []
     faulty: list[dict[str, Any]] = []  # the counted records with a fault: what fault_rows reads
+    penalised: list[dict[str, Any]] = []  # the counted records with a conduct penalty: what penalty_rows reads
     tested: list[dict[str, Any]] = []  # the counted records as sprt.outcomes reads them
     failed: dict[int, dict[str, Any]] = {}
     played: set[int] = set()
@@ -71,12 +72,15 @@ def read_once(journal: Path, decisions: list[dict[str, Any]]) -> tuple[dict[str,
             if any(last < rec["index"] < end for last, end in cut):
                 continue
             results.append(st.Result(rec, shared))
+            if rec.get("penalties"):
+                penalised.append({"seats": rec["seats"], "penalties": rec["penalties"]})
             if rec.get("fault_log"):
                 faulty.append({k: rec.get(k) for k in ("index", "key", "seats", "replay", "fault_log")})
             if (head or {}).get("sprt"):
                 tested.append({k: rec[k] for k in ("key", "game", "seats", "ranks")})
     table = st.compute(results, st.journal_min_sets(head or {}), st.journal_ties(head or {}))
     table["faults"] = fault_rows(faulty)
+    table["penalties"] = penalty_rows(penalised)
     table["failed"] = [failed[index] for index in sorted(failed)]  # in the files when there are some
     # each SPRT entry's verdict, LLR, bounds and sets
     table["sprt"] = sprt.outcomes(head, tested, decisions) if (head or {}).get("sprt") else []

@@ -56,6 +56,23 @@ class FaultRow:
                 "logs": self.logs, "example": self.example}
 
 
+def penalty_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every (entrant, why, ruling) of the conduct penalties the match records carry
+    (referee.game.penalty): how many times, in how many matches; the same in any order."""
+    rows: dict[tuple[str, str, str], list[int]] = {}
+    for rec in records:
+        seats = rec["seats"]
+        for p in rec.get("penalties") or ():
+            seat = p.get("seat") if isinstance(p, dict) else None
+            if not isinstance(seat, int) or not 0 <= seat < len(seats):
+                continue
+            counts = rows.setdefault((seats[seat], str(p.get("why")), str(p.get("ruling"))), [0, 0])
+            counts[0] += int(p.get("times", 1))
+            counts[1] += 1
+    return [{"entrant": e, "why": w, "ruling": r, "times": t, "matches": m}
+            for (e, w, r), (t, m) in sorted(rows.items())]
+
+
 def fault_rows(records: Iterable[dict[str, Any]]) -> list[FaultRow]:
     """Every (entrant, kind) with its count, first matches and logs; the same in any order."""
     rows: dict[tuple[str, str], FaultRow] = {}

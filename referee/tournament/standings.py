@@ -456,6 +456,8 @@ def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:
         "fit": {g: (f.record() if f is not None else None) for g, f in standings.get("fit", {}).items()},
         # every entrant's faults by kind (referee.tournament.reporting.FaultRow), when the caller added them
         "faults": [r.record() for r in standings.get("faults", [])],
+        # every entrant's conduct penalties (referee.game.penalty) by reason, when there are some
+        **({"penalties": list(standings["penalties"])} if standings.get("penalties") else {}),
         # matches failed on the referee's side, by error (only when there are some: counted for no one)
         **({"failed": [{"error": error, "count": len(keys), "matches": keys}
                        for error, keys in failure_groups(standings["failed"])]} if standings.get("failed") else {}),
@@ -571,6 +573,10 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
         lines += _markdown_table("Faults", heads, [[", ".join(r[c]) if isinstance(r[c], list) else
                                                     str(r[c]).replace("|", "\\|") for c in heads]
                                                    for r in data["faults"]])
+    if data.get("penalties"):
+        heads = ("entrant", "why", "ruling", "times", "matches")
+        lines += _markdown_table("Penalties (for a seat's conduct under the rules)", heads,
+                                 [[str(r[c]).replace("|", "\\|") for c in heads] for r in data["penalties"]])
     if data.get("failed"):
         total = sum(g["count"] for g in data["failed"])
         lines += _markdown_table(f"Failed matches ({total}: failed on the referee's side, counted for no one; "
