@@ -53,7 +53,8 @@ GENERIC = {
 NOT_A_GAME = {("referee/tournament/designs.py", "card GF"): "the Galois field GF(q) of the seating designs"}
 # The contract's conduct penalty (referee.game.penalty, issue 29): an event "penalty" with `why` and
 # `ruling` is the core's own vocabulary, which a game (Mau Mau's MM-7) uses, not the other way round
-for _path in ("referee/game.py", "referee/runner.py", "referee/cli/play.py", "referee/validate.py"):
+for _path in ("referee/game.py", "referee/runner.py", "referee/cli/play.py", "referee/validate.py",
+              "referee/cli/tournament.py", "referee/tournament/reporting.py", "referee/tournament/standings.py"):
     for _word in ("penalty", "ruling", "why"):
         NOT_A_GAME[(_path, f"field {_word}")] = "the contract's conduct penalty (referee.game.penalty)"
 # A contest submission's manifest (`run`) and an intake report's `reason` (issue 28)
