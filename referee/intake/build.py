@@ -36,7 +36,7 @@ from pathlib import Path
 
 from referee.bots import sandbox, seccomp
 from referee.errors import SubmissionError
-from referee.intake.unpack import Caps, unpack
+from referee.intake.unpack import Caps, content_digest, unpack
 
 MiB = 1024 * 1024
 INSIDE_SRC = "/src"
@@ -71,23 +71,9 @@ class Built:
 
 
 def content_key(folder: Path, command: tuple[str, ...]) -> str:
-    """The SHA-256 of a submission's content and build command: every regular file's relative
-    path, executable bit and bytes, in path order (links and special files count by path and kind)."""
-    digest = hashlib.sha256()
-    digest.update(repr(command).encode())
-    for path in sorted(folder.rglob("*"), key=lambda p: p.relative_to(folder).as_posix()):
-        rel = path.relative_to(folder).as_posix().encode("utf-8", "surrogateescape")
-        if path.is_symlink() or not (path.is_file() or path.is_dir()):
-            digest.update(b"S" + rel + b"\0")
-        elif path.is_dir():
-            digest.update(b"D" + rel + b"\0")
-        else:
-            digest.update(b"F" + rel + b"\0" + (b"x" if os.access(path, os.X_OK) else b"-"))
-            with open(path, "rb") as f:
-                for chunk in iter(lambda: f.read(1 << 20), b""):
-                    digest.update(chunk)
-            digest.update(b"\0")
-    return digest.hexdigest()
+    """A build's cache key: the SHA-256 of its command and of the submission's content
+    (referee.intake.unpack.content_digest)."""
+    return hashlib.sha256(f"{command!r}\0{content_digest(folder)}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def build(source: Path, command: tuple[str, ...], cache: Path, limits: BuildLimits = BuildLimits()) -> Built:

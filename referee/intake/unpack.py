@@ -23,6 +23,7 @@ the tar members are then read by hand, never through `extractall`.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import stat
@@ -50,6 +51,34 @@ class Caps:
 
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
+
+
+def content_digest(path: Path) -> str:
+    """The SHA-256 of what a submission holds: an archive's bytes; a folder's every entry in path
+    order, a folder by its path, a link by its path and target, a file by its path, executable
+    bits, size and bytes. The same content gives the same digest wherever it lies."""
+    digest = hashlib.sha256()
+    if not path.is_dir():
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        return digest.hexdigest()
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            entry = Path(root) / name
+            rel = entry.relative_to(path).as_posix()
+            if entry.is_symlink():
+                digest.update(f"L {rel} {os.readlink(entry)}\n".encode("utf-8", "surrogateescape"))
+            elif entry.is_dir():
+                digest.update(f"D {rel}\n".encode("utf-8", "surrogateescape"))
+            else:
+                st = entry.stat()
+                digest.update(f"F {rel} {st.st_mode & 0o111:o} {st.st_size}\n".encode("utf-8", "surrogateescape"))
+                with open(entry, "rb") as f:
+                    for chunk in iter(lambda: f.read(1 << 20), b""):
+                        digest.update(chunk)
+    return digest.hexdigest()
 
 
 def is_archive(path: Path) -> bool:
