@@ -589,6 +589,18 @@ def wrap(argv: Sequence[str], cwd: str | os.PathLike | None, box: Box,
     return [*box.prefix(), bwrap, "--args", str(words), "--", *command]
 
 
+def closed_to_bots(path: str | os.PathLike) -> Path | None:
+    """As root, where sandboxed bots run under uids of their own: the first existing folder on
+    the way to `path` that other users cannot enter (a bot's files below it are out of its reach),
+    else None (and None when not root)."""
+    if os.geteuid() != 0:
+        return None
+    for folder in reversed(Path(os.path.abspath(path)).parents):
+        if folder.exists() and not os.stat(folder).st_mode & 0o001:
+            return folder
+    return None
+
+
 def _check_reachable(path: Path, uid: int) -> None:
     """OSError unless `uid` (no group of its own on the file) may read `path`: bwrap, run as
     the bot's uid, finds what it binds as that uid, as the bot reads it."""

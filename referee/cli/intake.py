@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -74,13 +73,11 @@ def intake(
 def _check_open(target: Path) -> None:
     """As root the sandboxed builds and bots run under uids of their own: the intake's folder must
     be reachable by other users (UsageError naming the closed folder)."""
+    from referee.bots.sandbox import closed_to_bots
     from referee.errors import UsageError
 
-    if os.geteuid() != 0:
-        return
-    at = Path(os.path.abspath(target))
-    for folder in [p for p in reversed(at.parents)]:
-        if folder.exists() and not os.stat(folder).st_mode & 0o001:
-            raise UsageError(f"the intake's folder {str(target)!r} lies in {str(folder)!r}, which other users "
-                             "cannot enter: as root, sandboxed submissions run as users of their own; choose "
-                             "--out elsewhere")
+    folder = closed_to_bots(target)
+    if folder is not None:
+        raise UsageError(f"the intake's folder {str(target)!r} lies in {str(folder)!r}, which other users "
+                         "cannot enter: as root, sandboxed submissions run as users of their own; choose "
+                         "--out elsewhere")

@@ -122,13 +122,10 @@ def _verify(out: Path, console) -> None:
 def _check_open(out: Path) -> None:
     """As root the sandboxed bots run under uids of their own: the ladder's folder (their files
     lie in its intake/) must be reachable by other users (UsageError naming the closed folder)."""
-    import os
-
+    from referee.bots.sandbox import closed_to_bots
     from referee.errors import UsageError
 
-    if os.geteuid() != 0:
-        return
-    for folder in reversed(Path(os.path.abspath(out)).parents):
-        if folder.exists() and not os.stat(folder).st_mode & 0o001:
-            raise UsageError(f"the ladder's folder {str(out)!r} lies in {str(folder)!r}, which other users cannot "
-                             "enter: as root, sandboxed bots run as users of their own; set `out` elsewhere")
+    folder = closed_to_bots(out)
+    if folder is not None:
+        raise UsageError(f"the ladder's folder {str(out)!r} lies in {str(folder)!r}, which other users cannot "
+                         "enter: as root, sandboxed bots run as users of their own; set `out` elsewhere")
