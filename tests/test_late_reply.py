@@ -43,3 +43,47 @@ def test_a_late_reply_says_how_late(tmp_path: Path):
 def test_a_silent_bot_keeps_the_flushing_hint(tmp_path: Path):
     fault = _first_fault(tmp_path, 60)
     assert fault["detail"] == "no reply within 2000 ms" and "flush" in fault["hint"]
+
+
+TOURNAMENT = """name = "late"
+concurrency = 1
+[output]
+viewers = false
+[[entrants]]
+name = "slow"
+command = "{python} {bot}"
+limits = {{ move_ms = 300 }}
+[[entrants]]
+strategy = "random"
+[[games]]
+game = "maumau"
+players = 2
+seeds = 2
+"""
+
+
+def test_the_standings_say_a_slow_bot_was_late(tmp_path: Path):
+    # the bot answers each act 420 ms after it, 120 ms past its 300 ms limit: every match
+    # disqualifies it at its first act, and the fault table says those were late replies
+    bot = tmp_path / "bot.py"
+    bot.write_text(BOT.replace("SLEEP", "0.42"))
+    t = tmp_path / "t.toml"
+    t.write_text(TOURNAMENT.format(python=sys.executable, bot=bot))
+    proc = subprocess.run([*REFEREE, "tournament", str(t), "--out", str(tmp_path / "out")], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads((tmp_path / "out" / "standings.json").read_text())["faults"]
+    (row,) = [r for r in rows if r["entrant"] == "slow"]
+    assert row["kind"] == "timeout" and row["late"]["count"] >= 1 and row["late"]["max_ms"] > 0
+    assert "came late, by up to" in row["example"]
+    assert "came late, by up to" in (tmp_path / "out" / "standings.md").read_text()
+
+
+def test_validate_says_a_slow_bot_was_late(tmp_path: Path):
+    bot = tmp_path / "bot.py"
+    bot.write_text(BOT.replace("SLEEP", "0.42"))
+    proc = subprocess.run([*REFEREE, "validate", "maumau", "--move-ms", "300", "--sandbox", "none",
+                           "--max-failed", "1", "--out", str(tmp_path / "v"), "--", sys.executable, str(bot)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "ms late (limit 300 ms)" in proc.stdout and "after the limit" in proc.stdout

@@ -8,10 +8,13 @@ the fault table of any journal.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 FIRST = 3  # matches named per fault row
+#: a timeout whose reply came after the limit (referee.bots.player: "answered N ms late (limit L ms)")
+LATE = re.compile(r"answered (\d+) ms late")
 
 
 def duration(seconds: float) -> str:
@@ -49,11 +52,16 @@ class FaultRow:
     matches: list[str] = field(default_factory=list)  # the first few, by schedule index
     logs: list[str] = field(default_factory=list)  # their seat logs, relative to the output dir
     example: str = ""  # the first fault's detail and hint
+    late: int = 0  # how many of these faults were late replies (a timeout answered after its limit)
+    late_max_ms: int = 0  # the latest of them, in ms past the limit
 
     def record(self) -> dict[str, Any]:
-        """The row as standings.json writes it."""
-        return {"entrant": self.entrant, "kind": self.kind, "count": self.count, "first_matches": self.matches,
-                "logs": self.logs, "example": self.example}
+        """The row as standings.json writes it (`late` only for timeouts some of which came late)."""
+        out = {"entrant": self.entrant, "kind": self.kind, "count": self.count, "first_matches": self.matches,
+               "logs": self.logs, "example": self.example}
+        if self.late:
+            out["late"] = {"count": self.late, "max_ms": self.late_max_ms}
+        return out
 
 
 def penalty_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -86,6 +94,10 @@ def fault_rows(records: Iterable[dict[str, Any]]) -> list[FaultRow]:
             key = (seats[seat], str(f.get("kind")))
             row = rows.setdefault(key, FaultRow(*key))
             row.count += 1
+            late = LATE.match(str(f.get("detail", "")))
+            if late is not None:
+                row.late += 1
+                row.late_max_ms = max(row.late_max_ms, int(late.group(1)))
             folder = rec["replay"].rsplit("/", 1)[0] if isinstance(rec.get("replay"), str) else "replays"
             # beside the replay (replays/NNNN/ if sharded); named by the fault only if the bot's log
             # held something then (a bot silent on stderr has none)
@@ -98,6 +110,9 @@ def fault_rows(records: Iterable[dict[str, Any]]) -> list[FaultRow]:
         row.matches = list(dict.fromkeys(k for _, k, _, _ in found))[:FIRST]
         row.logs = list(dict.fromkeys(log for _, _, log, _ in found if log is not None))[:FIRST]
         row.example = found[0][3]
+        if row.late:  # a slow bot is told it was slow however its first timeout read
+            row.example += (f"; {row.late} of {row.count} were replies that came late, by up to "
+                            f"{row.late_max_ms} ms")
     return sorted(rows.values(), key=lambda r: (-r.count, r.entrant, r.kind))
 
 
