@@ -139,3 +139,39 @@ def test_play_names_a_command_seat_after_its_bots_ready_name_and_falls_back_to_i
         assert name in proc.stderr  # the result table
     shown = referee("replay", str(tmp_path / "m.jsonl"), env={"COLUMNS": "200"})
     assert "[1] random_bot#1" in shown.stdout and "[2] mute.py" in shown.stdout
+
+
+CRASHER = """import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "crasher"}), flush=True)
+    elif m["type"] == "act":
+        raise LookupError("no card named " + repr(m["legal"][0]))
+"""
+MUTE = """import sys
+sys.stdin.readline()
+print("hello yourself", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_play_shows_a_crashed_bots_last_words(tmp_path):
+    # issue 29: play printed only the stderr log's path; the LookupError must be on screen
+    bot = tmp_path / "crasher.py"
+    bot.write_text(CRASHER)
+    proc = referee("play", "maumau", "-p", f"{sys.executable} {bot}", "-p", "random", "--seed", "1",
+                   "--out", str(tmp_path / "m.jsonl"), env={"COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    assert "crash" in proc.stdout and "LookupError: no card named" in proc.stdout
+
+
+def test_a_fault_at_the_handshake_is_at_start(tmp_path):
+    # issue 29: a fault before any deal was reported as "deal 0"
+    bot = tmp_path / "mute.py"
+    bot.write_text(MUTE)
+    proc = referee("play", "maumau", "-p", f"{sys.executable} {bot}", "-p", "random", "--seed", "1",
+                   "--out", str(tmp_path / "m.jsonl"), env={"COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    fault = next(line for line in proc.stdout.splitlines() if "fault" in line and "seat 0" in line)
+    assert "at start" in fault and "deal 0" not in fault
