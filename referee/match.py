@@ -322,10 +322,16 @@ def guard(players: list[Player]) -> None:
     prefix = guard_prefix()
     if not prefix:
         return
+    # The guard is armed in the child after the fork: a worker killed in between leaves the child
+    # orphaned, its guard armed too late to fire. So, once armed, the child checks that its parent
+    # is still this process (every wrapper until the bot execs in place, keeping its parent), and
+    # gives up otherwise. In the sandbox bwrap forks the bot, whose parent is bwrap's (its own
+    # --die-with-parent guards bwrap): there the check would not hold, and is left out.
+    checked = prefix + ["/bin/sh", "-c", 'test "$PPID" = "$0" || exit 111; exec "$@"', str(os.getpid())]
     for p in players:
         # a program that cannot start is left unguarded, to fail as usual
         if isinstance(p, SubprocessPlayer) and p.argv and program_exists(p.argv[0], p.cwd, p.env):
-            p.argv = prefix + p.argv
+            p.argv = (prefix if p.sandbox != "none" or not os.path.exists("/bin/sh") else checked) + p.argv
 
 
 def replay_folder(replay: Path) -> None:
