@@ -145,10 +145,11 @@ class LocalBackend(Backend):
         return isinstance(exc, BrokenProcessPool)
 
     def restart(self) -> None:
-        """Wait for the broken pool's workers to end, then start new ones. The pool terminates
-        them (SIGTERM; from Python 3.12 it sends them no sentinel besides), so each must exit once
-        SIGTERM has stopped its match (the worker's `_on_term` in referee/tournament/run.py)."""
-        self.executor.shutdown(wait=True)
+        """End the broken pool's workers, then start new ones. The pool terminates them (SIGTERM;
+        from Python 3.12 it sends them no sentinel besides), so each exits once SIGTERM has
+        stopped its match (the worker's `_on_term` in referee/tournament/workers.py); one that
+        does not within `stop`'s wait is killed, so a stuck worker cannot hang the run."""
+        self.stop()
         self.executor = self._pool()
 
     def stop(self) -> None:
