@@ -109,6 +109,9 @@ def test_a_failed_match_is_journaled_counted_for_no_one_and_resume_plays_exactly
     for r in failures:
         assert r["error"] == f"RuntimeError: injected failure, seed {seeds[1]}", r["error"]
         assert "Traceback" in r["traceback"] and "faulty.py" in r["traceback"]
+        # a published journal names no folder of the organiser's machine (issue 29)
+        assert str(tmp_path) not in r["traceback"] and str(ROOT) not in r["traceback"], r["traceback"]
+        assert 'File "referee/' in r["traceback"] and 'File ".../faulty.py"' in r["traceback"]
         assert "faults" not in r and "ranks" not in r, "no seat blamed, no result"
     table = st.compute_journal(config.out / tour.JOURNAL)
     assert sum(row.matches for row in table["overall"]) == 2 * (len(matches) - len(failing))

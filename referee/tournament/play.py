@@ -9,6 +9,8 @@ whether it plays a match now.
 from __future__ import annotations
 
 import os
+import re
+import sys
 import tempfile
 import threading
 import time
@@ -257,14 +259,29 @@ def play_task(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out
     return record
 
 
+def unrooted(text: str, out_dir: str) -> str:
+    """`text` without the folders of this machine a journal would publish: the output folder,
+    the working directory and Python's import roots (a traceback's files name their module's
+    path from its package instead: referee/tournament/play.py)."""
+    roots = {os.path.abspath(out_dir), os.getcwd(), *(os.path.abspath(p) for p in sys.path if p)}
+    for root in sorted((r for r in roots if r != os.sep), key=len, reverse=True):
+        text = text.replace(root + os.sep, "")
+    return _FOLDERS.sub(".../", text)  # any other folder (a plugin's, a temporary one) by its file's name
+
+
+#: an absolute path's folders (what `unrooted` leaves of them: ".../")
+_FOLDERS = re.compile(r"(?<![\w./~-])/(?:[\w.+@~-]+/)+")
+
+
 def failure_record(spec: MatchSpec, exc: Exception, out_dir: str) -> dict[str, Any]:
     """The journal record of match `spec` failed on the referee's side with `exc`: no seat
     blamed, no result counted; the error's first line and its traceback's end. A full disk is
     noted (`full`: the line that stops the run), never journaled as the match's failure."""
     record: dict[str, Any] = {
         "type": FAILURE, "index": spec.index, "key": spec.key, "game": spec.game, "seed": spec.seed,
-        "seats": list(spec.seats), "error": first_line(exc),
-        "traceback": "".join(traceback.format_exception(exc))[-TRACEBACK_KEPT:], "pid": os.getpid(),
+        "seats": list(spec.seats), "error": unrooted(first_line(exc), out_dir),
+        "traceback": unrooted("".join(traceback.format_exception(exc)), out_dir)[-TRACEBACK_KEPT:],
+        "pid": os.getpid(),
         "ended": time.monotonic(),
     }
     full = full_disk(exc)
