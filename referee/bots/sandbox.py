@@ -140,7 +140,7 @@ def probe() -> tuple[list[str] | None, str]:
                 flags = _namespaces(True, no_nested)
                 fd = box.data_fd(seccomp.build())
                 try:
-                    proc = subprocess.run([*box.prefix(), bwrap, *flags, *_system(), "--seccomp", str(fd), "--", true],
+                    proc = subprocess.run([*box.prefix(), bwrap, *flags, *system_binds(), "--seccomp", str(fd), "--", true],
                                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                           stderr=subprocess.PIPE, timeout=20, env={}, pass_fds=(fd,))
                 except (OSError, subprocess.TimeoutExpired) as exc:
@@ -458,7 +458,7 @@ def bot_env(env: Mapping[str, str] | None) -> dict[str, str]:
     return out
 
 
-def _system() -> list[str]:
+def system_binds() -> list[str]:
     """The read-only system part of the sandbox's filesystem, /proc and /dev."""
     args: list[str] = []
     for top in SYSTEM:
@@ -565,8 +565,8 @@ def wrap(argv: Sequence[str], cwd: str | os.PathLike | None, box: Box,
         whole.append(start)
     if box.uid is not None:
         for path in [*whole, *files]:
-            _check_reachable(path, box.uid)
-    args = [*flags, *_system()]
+            check_reachable(path, box.uid)
+    args = [*flags, *system_binds()]
     if scratch_mb > 0:
         args += ["--size", str(scratch_mb * MB)]
     args += ["--perms", "0700", "--tmpfs", INSIDE_TMP]
@@ -601,7 +601,7 @@ def closed_to_bots(path: str | os.PathLike) -> Path | None:
     return None
 
 
-def _check_reachable(path: Path, uid: int) -> None:
+def check_reachable(path: Path, uid: int) -> None:
     """OSError unless `uid` (no group of its own on the file) may read `path`: bwrap, run as
     the bot's uid, finds what it binds as that uid, as the bot reads it."""
     for folder in reversed(path.parents):

@@ -119,8 +119,8 @@ def _run(source: Path, command: tuple[str, ...], limits: BuildLimits, log: Path,
     try:
         box.confine(f"build-{os.getpid()}-{threading.get_ident()}", limits.pids, limits.memory_mb * MiB)
         if box.uid is not None:
-            sandbox._check_reachable(source, box.uid)
-        args = [*flags, *sandbox._system(),
+            sandbox.check_reachable(source, box.uid)
+        args = [*flags, *sandbox.system_binds(),
                 "--size", str(limits.tmp_mb * MiB), "--perms", "0700", "--tmpfs", sandbox.INSIDE_TMP,
                 "--size", str(limits.disk_mb * MiB), "--perms", "0700", "--tmpfs", INSIDE_BUILD,
                 "--ro-bind", str(source), INSIDE_SRC, "--remount-ro", "/", "--chdir", INSIDE_BUILD,
