@@ -57,6 +57,9 @@ for _path in ("referee/game.py", "referee/runner.py", "referee/cli/play.py", "re
               "referee/cli/tournament.py", "referee/tournament/reporting.py", "referee/tournament/standings.py"):
     for _word in ("penalty", "ruling", "why"):
         NOT_A_GAME[(_path, f"field {_word}")] = "the contract's conduct penalty (referee.game.penalty)"
+# the replay viewer counts them per seat and reason too (issue 29)
+for _word in ("ruling", "why"):
+    NOT_A_GAME[("referee/replay/html.py", f"field {_word}")] = "the contract's conduct penalty (referee.game.penalty)"
 # A contest submission's manifest (`run`) and an intake report's `reason` (issue 28)
 for _path, _word in (("referee/intake/manifest.py", "run"), ("referee/intake/run.py", "run"),
                      ("referee/intake/run.py", "reason"), ("referee/cli/intake.py", "reason"),

@@ -8,9 +8,10 @@ gzip-compressed and base64-encoded (`pack`, read back by `page_data`; the page's
 with the browser's DecompressionStream), and cards are drawn with CSS and inline SVG. The data is
 one frame per step of the re-simulated match (referee/replay/verify.py): the hands, the cards on
 the table, the piles, who acts, the story lines of the step (the same words as the terminal
-view), the scores per deal; and the game's pictures from its describer (referee/describe.py:
-each card's face, the symbols and CSS they use, the table's zones), so the page's script knows
-no game. A whole-match page holds every seat's view too, for its seat selector.
+view), the scores per deal, the step's conduct penalties (referee.game.penalty); the result, with
+each seat's resources when the replay has them; and the game's pictures from its describer
+(referee/describe.py: each card's face, the symbols and CSS they use, the table's zones), so the
+page's script knows no game. A whole-match page holds every seat's view too, for its seat selector.
 
 A seat's view (`--seat N`, and each view of the selector) is built only from what that seat was
 told: the game's `observe(seat)` at each step (what the runner sends the seat with each
@@ -28,6 +29,7 @@ import functools
 import gzip
 import html
 import json
+import math
 import os
 import re
 import urllib.parse
@@ -38,7 +40,7 @@ from typing import Any
 from referee.describe import Describer, Names, describer_of
 from referee.errors import UsageError
 from referee.faults import fault_log_for
-from referee.game import Event, Game
+from referee.game import PENALTY, Event, Game
 from referee.replay.terminal import _echoes, action_text, event_text, omniscient, sees
 from referee.replay.verify import CannotVerify, Mismatch, Replay, simulate
 
@@ -228,6 +230,20 @@ class _Frames:
         itself (the others are not told until the result)."""
         return sorted(s for s in self.disqualified if self.seat is None or s == self.seat)
 
+    def _penalised(self, outputs: list[Any]) -> list[list[Any]]:
+        """The step's conduct penalties (referee.game.penalty: events with a ruling) this view was
+        told of, each [seat, why, ruling]."""
+        return [[e.data.get("seat"), str(e.data.get("why")), str(e.data["ruling"])] for e in outputs
+                if type(e) is Event and e.kind == PENALTY and "ruling" in e.data
+                and (self.seat is None or sees(e, self.seat))]
+
+    def _append(self, frame: dict[str, Any], outputs: list[Any]) -> None:
+        """Add a frame, with the penalties of the outputs it shows (`pen`, when there are some)."""
+        penalties = self._penalised(outputs)
+        if penalties:
+            frame["pen"] = penalties
+        self.frames.append(frame)
+
     def _frame(self, deal: int, number: int | None, step, move, lines, table, turn, parts, done=False, obs=None,
                end=False) -> dict:
         """One step's frame: deal `deal`, after its move `number` (None: as dealt; `end`: the deal's
@@ -314,9 +330,9 @@ class _Frames:
                 table = (table[0], table[1], self.frames[-1]["ctr"], table[3])
                 done = True
             number = step.number if move is not None else None
-            self.frames.append(self._frame(step.state.deal if move is None else step.deal, number, step, move,
-                                           self._lines(outputs, move, told), table, self._turn(step.state), parts, done,
-                                           self._observation(step.state, obs)))
+            self._append(self._frame(step.state.deal if move is None else step.deal, number, step, move,
+                                     self._lines(outputs, move, told), table, self._turn(step.state), parts, done,
+                                     self._observation(step.state, obs)), outputs)
             self._ends(outputs, len(self.frames) - 1)
             return
         # the step ends deal k and deals k+1: first the end of deal k, from the previous frame
@@ -324,13 +340,13 @@ class _Frames:
         plays = self._note_played(before)
         prev = self.frames[-1]
         table = self._collected((prev["h"], prev["c"], prev["ctr"], prev["piles"]), plays, from_hands=True)
-        self.frames.append(self._frame(step.deal, step.number, step, move, self._lines(before, move, told), table, None,
-                                       prev.get("parts"), True, end=True))
+        self._append(self._frame(step.deal, step.number, step, move, self._lines(before, move, told), table, None,
+                                 prev.get("parts"), True, end=True), before)
         self._ends(before, len(self.frames) - 1)
         self._note_played(after)
-        self.frames.append(self._frame(step.state.deal, None, None, None,
-                                       self._lines(after, None, told), self._table(step.state, obs), self._turn(step.state),
-                                       parts, False, self._observation(step.state, obs)))
+        self._append(self._frame(step.state.deal, None, None, None,
+                                 self._lines(after, None, told), self._table(step.state, obs), self._turn(step.state),
+                                 parts, False, self._observation(step.state, obs)), after)
         self._ends(after, len(self.frames) - 1)
 
     def finish(self) -> None:
@@ -483,6 +499,31 @@ def _expand(deltas: list[dict[str, Any]], bases: list[dict[str, Any]], voice: _V
     return out
 
 
+#: a seat's resources in the result record (docs/replays.md): the figures the page shows, and how measured
+_FIGURES = ("decisions", "ms_p50", "ms_p90", "ms_max", "cpu_s", "peak_mb")
+_MEASURED = frozenset(("cgroup", "process", "approximate", "in-process"))
+
+
+def _resources(value: Any, n: int, seat: int | None) -> list[dict[str, Any] | None] | None:
+    """The result's per-seat resources as the page shows them (None: the replay has none, as older
+    ones): each seat's figures (a number or None) and how they were measured, None for a seat
+    without them; a seat's view holds its own seat's only (the others' were never told it)."""
+    if not isinstance(value, list) or len(value) != n:
+        return None
+    out: list[dict[str, Any] | None] = []
+    for k, entry in enumerate(value):
+        if not isinstance(entry, dict) or (seat is not None and k != seat):
+            out.append(None)
+            continue
+        # a number as it is (no NaN: the page's JSON.parse takes none), anything else as unknown
+        figures: dict[str, Any] = {f: v if type(v := entry.get(f)) in (int, float) and math.isfinite(v) else None
+                                   for f in _FIGURES}
+        measured = entry.get("measured")
+        figures["measured"] = measured if isinstance(measured, str) and measured in _MEASURED else None
+        out.append(figures)
+    return out if any(out) else None
+
+
 def viewer_data(replay: Replay, game: Game | None, seat: int | None = None) -> dict[str, Any]:
     """Everything the viewer page shows, as JSON-ready data: the frames and the scores, and the
     game's pictures (its describer's card faces, symbols and CSS), so the page knows no game.
@@ -498,7 +539,10 @@ def viewer_data(replay: Replay, game: Game | None, seat: int | None = None) -> d
     faces = _faces([b.frames for b in builders], d)
     result = replay.result if warning is None else None
     if result is not None:
+        resources = _resources(result.get("resources"), replay.players, seat)
         result = {k: result.get(k) for k in ("scores", "ranks", "faults", "disqualified", "fault_log")}
+        if resources is not None:
+            result["resources"] = resources
         if seat is not None and isinstance(result["fault_log"], list):  # as the seat was told at `end`
             result["fault_log"] = fault_log_for(seat, result["fault_log"])
     data = {

@@ -137,6 +137,7 @@ function seatBoxes() {
     // hug the rim: the box's own edge nearest the rim sits at 3% from it
     box.style.left = (50 + 47 * cos) + "%"; box.style.top = (50 + 46 * sin) + "%"; box.style.width = w + "%";
     box.style.transform = "translate(" + (-50 - 50 * cos) + "%, " + (-50 - 50 * sin) + "%)";
+    box.style.setProperty("--k", String(k));  // a narrow window lists the seats in this order (viewer.css)
     const name = el("div", "who"); name.appendChild(el("span", null, D.names[s]));
     name.appendChild(el("span", "n", "seat " + s + (s === V.seat ? " · you" : "")));
     box.appendChild(name);
@@ -163,7 +164,20 @@ function renderNow(f, i) {
   else if (f.who === null && !f.log.length) now.appendChild(el("div", "act", "another seat decided (nothing you were told)"));
   if (f.fault) now.appendChild(el("div", "fault", "FAULT " + f.fault));
   else if (f.fb) now.appendChild(el("div", "fb", "played by the fallback: this seat is disqualified"));
+  (f.pen || []).forEach((p) => now.appendChild(el("div", "pen", "penalty " + who(p[0]) + ": " + penText(p))));
   if (f.dbg) debugText(now, f.dbg);
+}
+
+function penText(p) {
+  // a conduct penalty [seat, why, ruling] (referee.game.penalty) in words: its reason and rule
+  return p[1] + " (" + p[2] + ")";
+}
+function penMark(li, f) {
+  // the log's mark of a step's conduct penalties, on its line
+  li.classList.add("pen");
+  f.pen.forEach((p) => li.appendChild(el("span", "penb",
+    (p[0] !== f.who ? "penalty " + who(p[0]) + ": " : "penalty: ") + penText(p))));
+  return li;
 }
 
 function renderTable(f) {
@@ -208,8 +222,10 @@ function renderLog(i) {
     if (f.act) {
       const li = richText(el("li", "mv" + (f.fault ? " flt" : f.fb ? " fb" : "") + cls),
         who(f.who) + " " + f.act + (f.fault ? "  — FAULT " + f.fault : f.fb ? "  — by the fallback" : ""));
-      log.appendChild(li);
+      log.appendChild(f.pen ? penMark(li, f) : li);
       if (f.dbg) debugText(log.appendChild(el("li", "ev" + cls)), f.dbg);
+    } else if (f.pen) {
+      log.appendChild(penMark(el("li", "ev" + cls), f));  // a step this view saw only by its events
     }
     f.log.forEach((line) => log.appendChild(richText(el("li", "ev" + cls), line)));
   }
@@ -258,6 +274,46 @@ function renderScores(i) {
     }
   }
   $("notes").textContent = notes;
+  renderPenalties(i); renderResources();
+}
+
+function renderPenalties(i) {
+  // each seat's conduct penalties up to step i, by reason and rule, with how many times
+  const counts = new Map();
+  for (let k = 0; k <= i; k++) {
+    (F[k].pen || []).forEach((p) => { const key = JSON.stringify(p); counts.set(key, (counts.get(key) || 0) + 1); });
+  }
+  const box = $("pens"); box.textContent = "";
+  box.style.display = counts.size ? "" : "none";
+  if (!counts.size) return;
+  box.appendChild(el("h3", null, "Penalties" + (i < F.length - 1 ? " so far" : "")));
+  const list = box.appendChild(el("ul"));
+  [...counts.entries()].map(([key, n]) => [JSON.parse(key), n]).sort((a, b) => a[0][0] - b[0][0])
+    .forEach(([p, n]) => list.appendChild(el("li", null, who(p[0]) + ": " + penText(p) + " \u00d7" + n)));
+}
+
+const FIGURES = [["decisions", "moves"], ["ms_p50", "p50 ms"], ["ms_p90", "p90 ms"], ["ms_max", "max ms"],
+  ["cpu_s", "CPU s"], ["peak_mb", "peak MB"], ["measured", "measured"]];
+function renderResources() {
+  // each seat's move times, CPU and memory over the match (the result's `resources`, when the
+  // replay has them); a seat's view, its own seat's only
+  const res = D.result && D.result.resources, t = $("res");
+  $("resp").style.display = res ? "" : "none";
+  t.textContent = "";
+  if (!res) return;
+  const cols = t.appendChild(el("colgroup")); cols.appendChild(el("col", "dc"));
+  for (let s = 0; s < N; s++) cols.appendChild(el("col"));
+  const head = t.appendChild(el("tr")); head.appendChild(el("th"));
+  for (let s = 0; s < N; s++) head.appendChild(el("th", null, D.names[s])).title = "seat " + s + ": " + D.names[s];
+  FIGURES.forEach(([key, name]) => {
+    const tr = t.appendChild(el("tr")); tr.appendChild(el("td", null, name));
+    for (let s = 0; s < N; s++) {
+      const r = V.seat === null || V.seat === s ? res[s] : null;
+      const v = r ? r[key] : null;
+      tr.appendChild(el("td", key === "measured" && v === "approximate" ? "approx" : null,
+        key === "measured" ? (v === "approximate" ? "approx." : v || "") : v === null || v === undefined ? (r ? "\u2013" : "") : fmt(v)));
+    }
+  });
 }
 
 function renderObs(i) {
@@ -327,9 +383,10 @@ function ticks() {
   // marks on the timeline: each new deal, and (red) each fault
   const box = $("ticks"), span = Math.max(1, F.length - 1); box.textContent = "";
   F.forEach((f, k) => {
-    if ((k > 0 && f.d !== F[k - 1].d) || f.fault) {
-      const t = el("i", f.fault ? "f" : ""); t.style.left = (100 * k / span) + "%";
-      t.title = f.fault ? "fault: " + f.fault : "deal " + f.d; box.appendChild(t);
+    if ((k > 0 && f.d !== F[k - 1].d) || f.fault || f.pen) {
+      const t = el("i", f.fault ? "f" : f.pen ? "p" : ""); t.style.left = (100 * k / span) + "%";
+      t.title = f.fault ? "fault: " + f.fault : f.pen ? "penalty: " + f.pen.map(penText).join(", ") : "deal " + f.d;
+      box.appendChild(t);
     }
   });
 }
@@ -362,6 +419,12 @@ function goHash() {
   setView(k >= 0 ? k : 0);
 }
 
+function tab(name) {
+  // a narrow window's part shown (the table, the log or the scores: viewer.css); a wide one shows all
+  document.body.dataset.tab = name;
+  document.querySelectorAll("#tabs button").forEach((b) => b.setAttribute("aria-selected", String(b.dataset.tab === name)));
+}
+
 function init() {
   N = D.names.length;
   D.frames = expand(D.frames, [], voice(null));
@@ -376,6 +439,9 @@ function init() {
   $("bprev").onclick = () => step(-1); $("bnext").onclick = () => step(1);
   $("bfirst").onclick = () => show(0); $("blast").onclick = () => show(F.length - 1);
   $("bpdeal").onclick = () => jumpDeal(-1); $("bndeal").onclick = () => jumpDeal(1); $("bplay").onclick = play;
+  tab("table");
+  // (shown again: the log scrolls to its last line only once it is on screen)
+  $("tabs").addEventListener("click", (e) => { const b = e.target.closest("button"); if (b) { tab(b.dataset.tab); b.blur(); show(cur); } });
   document.addEventListener("keydown", (e) => {
     if (e.target && e.target.tagName === "INPUT" && e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
     if (e.target && e.target.tagName === "SELECT" || e.ctrlKey || e.metaKey || e.altKey) return;
