@@ -212,6 +212,8 @@ def test_a_slow_bot_faults_at_once_without_a_bank(tmp_path):
 def test_a_slow_bot_spends_its_bank_then_faults(tmp_path):
     records, sent, out = _play(tmp_path, "400", "--bank-ms", "1500")
     assert json.loads(sent[0])["limits"]["bank_ms"] == 1500 and records[0]["limits"]["bank_ms"] == 1500
+    to_bot = schema.validator("maumau", "to_bot")
+    assert all(to_bot.is_valid(json.loads(line)) for line in sent)  # the schema describes what is sent
     acts = [m for m in map(json.loads, sent) if m["type"] == "act"]
     told = [a["bank_ms"] for a in acts]
     assert told[0] == 1500 and all(a["time_ms"] == 200 for a in acts)
