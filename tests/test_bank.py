@@ -304,3 +304,24 @@ def test_validate_passes_the_bank_on_and_its_reproduce_command_carries_it():
     _, cmd = play_command("maumau", case, ["bot"], Limits(move_ms=200, bank_ms=1500), key)
     assert cmd[cmd.index("--bank-ms") + 1] == "1500"
     assert "--bank-ms" not in play_command("maumau", case, ["bot"], Limits(move_ms=200), key)[1]
+
+
+def test_validate_gives_the_bot_its_bank_and_says_so(tmp_path):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from referee.cli.validate import print_report
+    from referee.validate import Case, run_validation
+
+    # 250 ms a decision against a move_ms of 200: each act draws about 50 ms of the 3000 ms bank;
+    # the key and seed give a short match (5 decisions of the bot's)
+    key = sealing.DealKey(b"tests/test_bank.py: validate", "env")
+    report = run_validation(REGISTRY.games["maumau"], REGISTRY, [sys.executable, str(BANKER), "250"],
+                            Limits(move_ms=200, bank_ms=3000), cases=[Case({"target": 10}, 2, 0, "random", 1)],
+                            key=key)
+    assert report["faults"]["total"] == 0 and report["passed"]
+    assert report["limits"]["bank_ms"] == 3000 and report["move_time_ms"]["over_limit"] > 0
+    out = StringIO()
+    print_report(Console(file=out, width=200), report)
+    assert "(limit 200 ms and a time bank of 3000 ms per match, " in out.getvalue()

@@ -284,8 +284,10 @@ def print_report(console, report: dict[str, Any]) -> None:
         console.print("Faults: none", highlight=False)
 
     t = report["move_time_ms"]
+    bank = report["limits"].get("bank_ms")
+    banked = f" and a time bank of {bank} ms per match" if bank else ""
     console.print(f"Move time: p50 {t['p50']} ms, p95 {t['p95']} ms, max {t['max']} ms over {t['count']} "
-                  f"decisions (limit {t['limit']} ms, {t['over_limit']} over it)", highlight=False)
+                  f"decisions (limit {t['limit']} ms{banked}, {t['over_limit']} over it)", highlight=False)
 
     table = Table(title="Results against the references")
     for col in ("against", "matches", "wins", "mean rank"):
