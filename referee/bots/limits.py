@@ -41,8 +41,8 @@ MAX_FSIZE_MB = 1 << 20  # fsize_mb: 1 TiB
 MAX_NOFILE = 1 << 20  # nofile: Linux's default ceiling (fs.nr_open)
 MAX_SPIN_US = 1_000_000  # spin_us: one second
 LIMIT_MAX = {"move_ms": MAX_MS, "start_ms": MAX_MS, "max_faults": MAX_FAULT_COUNT, "grace_ms": MAX_MS,
-             "total_ms": MAX_MS, "bank_ms": MAX_MS, "cpu_s": MAX_CPU_S, "memory_mb": MAX_MEMORY_MB, "fsize_mb": MAX_FSIZE_MB,
-             "nofile": MAX_NOFILE, "spin_us": MAX_SPIN_US}
+             "total_ms": MAX_MS, "bank_ms": MAX_MS, "cpu_s": MAX_CPU_S, "memory_mb": MAX_MEMORY_MB,
+             "fsize_mb": MAX_FSIZE_MB, "nofile": MAX_NOFILE, "spin_us": MAX_SPIN_US}
 MAX_CONCURRENCY = 1024  # a tournament's matches at once (each a worker process with its bots)
 
 
