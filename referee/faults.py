@@ -24,8 +24,8 @@ def hint(kind: str, detail: str, raw: str = "", stale: int = 0) -> str:
         if "total time budget" in detail:
             return "the seat used up its thinking time for the whole match (total_ms): answer faster"
         if detail.startswith("answered"):
-            return ("the reply came after the limit: answer within time_ms (told in each act), keeping a margin "
-                    "for start-up and transport")
+            return ("the reply came after the limit: answer within time_ms (plus bank_ms with a time bank: "
+                    "each act tells them), keeping a margin for start-up and transport")
         if "stopped reading" in detail:
             return "the bot stopped reading its stdin: read every line the referee sends, events included"
         if raw:

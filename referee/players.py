@@ -75,7 +75,10 @@ class Player(ABC):
 
     @abstractmethod
     def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int) -> Reply:
-        """Ask for a decision; returns within the deadline with an action, an index or a fault."""
+        """Ask for a decision; returns within the deadline with an action, an index or a fault.
+
+        In a match with a time bank (Limits.bank_ms) the runner also passes `bank_ms=`: what of
+        the bank the seat may draw on, the deadline being `time_ms + bank_ms`."""
 
     @abstractmethod
     def end(self, result: dict[str, Any]) -> None:
@@ -128,7 +131,8 @@ class StrategyPlayer(Player):
         """False for a strategy that keeps the base no-op `Strategy.event`."""
         return type(self).event is not StrategyPlayer.event or type(self.strategy).event is not Strategy.event
 
-    def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int) -> Reply:
+    def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int,
+            bank_ms: int | None = None) -> Reply:
         # referee.runner inlines this for plain StrategyPlayers: keep the two in step
         started = time.perf_counter()
         try:

@@ -78,14 +78,20 @@ class Hello:
         }
 
 
-def act_message(id: int, obs: dict[str, Any], legal: list[Any], time_ms: int) -> dict[str, Any]:
-    """The `act` message: decide now (`id`: the seat's own count of its acts)."""
-    return {"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms}
+def act_message(id: int, obs: dict[str, Any], legal: list[Any], time_ms: int,
+                bank_ms: int | None = None) -> dict[str, Any]:
+    """The `act` message: decide now (`id`: the seat's own count of its acts); `bank_ms`, only in
+    a match with a time bank: what of it the seat may still draw on beyond `time_ms`."""
+    if bank_ms is None:
+        return {"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms}
+    return {"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms, "bank_ms": bank_ms}
 
 
-def act_line(id: int, obs: dict[str, Any], legal: list[Any], time_ms: int) -> bytes:
+def act_line(id: int, obs: dict[str, Any], legal: list[Any], time_ms: int, bank_ms: int | None = None) -> bytes:
     """The `act` message as one line."""
-    return encode({"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms})
+    if bank_ms is None:
+        return encode({"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms})
+    return encode({"type": "act", "id": id, "obs": obs, "legal": legal, "time_ms": time_ms, "bank_ms": bank_ms})
 
 
 def event_message(event: dict[str, Any]) -> dict[str, Any]:

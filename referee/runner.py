@@ -16,12 +16,12 @@ from typing import Any, Protocol
 import referee.sealing as sealing  # not `from referee import`: the package lazily imports its API, which imports this
 from referee.version import PROTOCOL_VERSION, __version__
 from referee.chance import Sampler, Streams, answer
-from referee.errors import PluginError
+from referee.errors import PluginError, UsageError
 from referee.fault_policy import FaultPolicy
 from referee.faults import SHOWN, fault_log_for, hint, legal_summary
 from referee.checks import outcome_error, plugin_label, record_error
 from referee.game import EVERYONE, PENALTY, Event, Game, GameState, Record, audience
-from referee.bots.limits import CPU_S, FSIZE_MB, GRACE_MS, MEMORY_MB, NOFILE, NPROC
+from referee.bots.limits import CPU_S, FSIZE_MB, GRACE_MS, MAX_MS, MEMORY_MB, NOFILE, NPROC
 from referee.players import Fault, Player, Reply, StrategyPlayer
 from referee.protocol import Hello, act_message, end_message, event_message
 from referee.ranking import competition_ranks
@@ -42,6 +42,9 @@ class Limits:
     # per match (0: no budget); OS limits per bot process (0: none); "none" or "bwrap".
     grace_ms: int = GRACE_MS
     total_ms: int = 0
+    # A time bank per seat and match (Kaggle's overage; 0: none): time a decision takes beyond
+    # move_ms is drawn from it, so a decision's deadline is move_ms + the bank left (docs/protocol.md)
+    bank_ms: int = 0
     cpu_s: int = CPU_S
     memory_mb: int = MEMORY_MB
     fsize_mb: int = FSIZE_MB
@@ -51,11 +54,17 @@ class Limits:
     # Not a limit: how long to poll for a bot's reply before sleeping (None: referee.bots.limits.spin_us)
     spin_us: int | None = None
 
+    def __post_init__(self) -> None:
+        if type(self.bank_ms) is not int or not 0 <= self.bank_ms <= MAX_MS:
+            raise UsageError(f"bank_ms must be an integer from 0 (no time bank) to {MAX_MS}, got {self.bank_ms!r}")
+
     def wire(self) -> dict[str, int]:
         """The limits as told to bots in `hello`."""
         wire = {"move_ms": self.move_ms, "start_ms": self.start_ms, "max_line_bytes": self.max_line_bytes}
         if self.total_ms:
             wire["total_ms"] = self.total_ms
+        if self.bank_ms:
+            wire["bank_ms"] = self.bank_ms
         return wire
 
 
@@ -215,6 +224,7 @@ class _Match:
         self.fault_log: list[FaultEntry] = []
         self.move_ms = [s.move_ms or limits.move_ms for s in seats]
         self.left_ms = [float(limits.total_ms)] * n  # each seat's total time budget left (total_ms > 0)
+        self.bank = [float(limits.bank_ms)] * n  # each seat's time bank left (bank_ms > 0)
         self.on_record = getattr(monitor, "record", None)
         self.decisions = 0
         self.deals: list[dict[str, Any]] = []
@@ -327,15 +337,46 @@ class _Match:
                 return seat
         return None
 
-    def ask(self, seat: int, act_id: int, obs: dict[str, Any], legal: list) -> tuple[Any, Fault | None, float, Any]:
+    def allowance(self, seat: int) -> tuple[int, int | None]:
+        """A seat's time for its next decision, as its `act` tells it: `time_ms`, and the part of
+        its time bank it may draw on beyond it (None: the match has no bank). The deadline is their
+        sum, which a total budget caps: the bank told is never more than the budget leaves."""
+        limits, left_ms = self.limits, self.left_ms
+        time_ms = _time_ms(self.move_ms[seat], limits.total_ms, left_ms[seat])
+        if not limits.bank_ms:
+            return time_ms, None
+        return time_ms, _bank_ms(time_ms, limits.total_ms, left_ms[seat], self.bank[seat])
+
+    def ask(self, seat: int, act_id: int, obs: dict[str, Any],
+            legal: list) -> tuple[Any, Fault | None, float, Any, float | None]:
         """A player's decision through its `act` (a bot, or a wrapped strategy): the action (None
-        on a fault), the fault, its time in ms and the debug it sent beside the action."""
+        on a fault), the fault, its time in ms, the debug it sent beside the action and, when it
+        drew on its time bank, what is left of the bank (else None)."""
         left_ms = self.left_ms
-        reply = self.players[seat].act(act_id, obs, legal, _time_ms(self.move_ms[seat], self.limits.total_ms,
-                                                                    left_ms[seat]))
+        time_ms, bank_ms = self.allowance(seat)
+        player = self.players[seat]
+        if bank_ms is None:
+            reply = player.act(act_id, obs, legal, time_ms)
+        else:  # only then: a Player written before the bank need not know the keyword
+            reply = player.act(act_id, obs, legal, time_ms, bank_ms=bank_ms)
         left_ms[seat] -= reply.ms
         action, move_fault = _resolve(self.state, legal, reply)
-        return action, move_fault, reply.ms, reply.debug
+        bank = None if bank_ms is None else self.draw(seat, reply)
+        return action, move_fault, reply.ms, reply.debug, bank
+
+    def draw(self, seat: int, reply: Reply) -> float | None:
+        """Take from the seat's bank the time its reply took beyond its move_ms (a timeout takes
+        all of it); what is left, rounded to 0.1 ms, if that changed it, else None."""
+        before = self.bank[seat]
+        fault = reply.fault
+        if fault is not None and fault.kind == "timeout":
+            after = 0.0
+        else:
+            after = max(0.0, before - max(0.0, reply.ms - self.move_ms[seat]))
+        if after == before:
+            return None
+        self.bank[seat] = after
+        return round(after, 1)
 
     def play(self) -> None:
         """Every decision of the match, each applied, recorded and told, until the game ends."""
@@ -365,6 +406,7 @@ class _Match:
             move_fault: Fault | None = None
             ms = 0.0
             debug = None  # what the bot sent beside its action for the replay (docs/protocol.md)
+            bank = None  # the seat's time bank left when this decision drew on it
             if seat in disqualified:
                 action = fallback(legal)
             elif total_ms and left_ms[seat] < 1:
@@ -375,11 +417,10 @@ class _Match:
                 obs = observe(seat)
                 act_id = acts[seat] = acts[seat] + 1
                 if monitor is not None:
-                    monitor.sent(seat, act_message(act_id, obs, legal,
-                                                   _time_ms(self.move_ms[seat], total_ms, left_ms[seat])), state)
+                    monitor.sent(seat, act_message(act_id, obs, legal, *self.allowance(seat)), state)
                 strategy = strategies[seat]
                 if strategy is None:
-                    action, move_fault, ms, debug = self.ask(seat, act_id, obs, legal)
+                    action, move_fault, ms, debug, bank = self.ask(seat, act_id, obs, legal)
                 else:
                     started = perf_counter()
                     try:
@@ -412,6 +453,8 @@ class _Match:
                 else:
                     t = round(ms, 3)
                 move = {"type": "move", "deal": deal, "seat": seat, "action": action, "ms": t}
+                if bank is not None:
+                    move["bank"] = bank
                 if move_fault is not None:
                     move["fault"] = move_fault.record()
                 if debug is not None:
@@ -480,6 +523,8 @@ def _header(game: Game, config: dict[str, Any], seed: int, mid: str, seats: list
     }
     if limits.fallback == "random":
         header["limits"]["fallback_seed"] = fallback_seed
+    if limits.bank_ms:
+        header["limits"]["bank_ms"] = limits.bank_ms
     return header
 
 
@@ -491,6 +536,12 @@ def _end_for(seat: int, end: dict[str, Any], fault_log: list[FaultEntry]) -> dic
 def _time_ms(move_ms: int, total_ms: int, left_ms: float) -> int:
     """The time a seat has for a decision: its limit per move, or less if its total budget is nearly spent."""
     return move_ms if not total_ms else min(move_ms, int(left_ms))
+
+
+def _bank_ms(time_ms: int, total_ms: int, left_ms: float, bank: float) -> int:
+    """The part of a seat's time bank it may draw on in a decision given `time_ms`: what is left
+    of it, but no more than its total budget (if any) leaves beyond `time_ms`."""
+    return int(bank) if not total_ms else max(0, min(int(bank), int(left_ms) - time_ms))
 
 
 def _name_seats(entries: list[dict[str, Any]], seats: list[Seat], players: list[Player]) -> None:

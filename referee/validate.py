@@ -90,8 +90,8 @@ def play_command(game: str, case: Case, argv: Sequence[str], limits: Limits, key
                  program: Sequence[str] = ("referee",)) -> tuple[dict[str, str], list[str]]:
     """The environment and the `referee play` command line that play `case` again, move for move:
     the game, its `--set` options, the seats in order, the seed, the limits `play` takes
-    (--move-ms, --start-ms, --max-faults, --memory-mb, --cpu-s) and the sandbox. The environment
-    holds REFEREE_DEAL_KEY when the key was made for this run (a key from the environment is
+    (--move-ms, --start-ms, --bank-ms, --max-faults, --memory-mb, --cpu-s) and the sandbox. The
+    environment holds REFEREE_DEAL_KEY when the key was made for this run (a key from the environment is
     there already, and is never printed)."""
     cmd = [*program, "play", game]
     for spec in case.specs(argv):
@@ -100,6 +100,8 @@ def play_command(game: str, case: Case, argv: Sequence[str], limits: Limits, key
         text = ("true" if value else "false") if isinstance(value, bool) else str(value)
         cmd += ["--set", f"{name}={text}"]
     cmd += ["--seed", str(case.seed), "--move-ms", str(limits.move_ms), "--start-ms", str(limits.start_ms)]
+    if limits.bank_ms:
+        cmd += ["--bank-ms", str(limits.bank_ms)]
     if limits.max_faults != 1:
         cmd += ["--max-faults", str(limits.max_faults)]
     if limits.memory_mb != MEMORY_MB:
@@ -171,8 +173,10 @@ class _Watched(Player):
         self.inner.event(event)
 
     def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int,
-            meanwhile: Callable[[], None] | None = None) -> Reply:
-        reply = self.inner.act(id, obs, legal, time_ms, meanwhile=meanwhile)  # inner: a SubprocessPlayer
+            meanwhile: Callable[[], None] | None = None, bank_ms: int | None = None) -> Reply:
+        # inner: a SubprocessPlayer
+        banked = {} if bank_ms is None else {"bank_ms": bank_ms}
+        reply = self.inner.act(id, obs, legal, time_ms, meanwhile=meanwhile, **banked)
         if reply.ms > 0:
             self.ms.append(reply.ms)
         return reply
@@ -476,7 +480,7 @@ def _report(game: Game, argv: Sequence[str], limits: Limits, tally: _Tally, plan
         "seconds": round(seconds, 2),
         "sandbox": {"asked": limits.sandbox, "used": tally.sandboxed == tally.matches and tally.matches > 0},
         "limits": {"move_ms": limits.move_ms, "start_ms": limits.start_ms, "grace_ms": limits.grace_ms,
-                   "total_ms": limits.total_ms, "max_line_bytes": limits.max_line_bytes,
+                   "total_ms": limits.total_ms, "bank_ms": limits.bank_ms, "max_line_bytes": limits.max_line_bytes,
                    "cpu_s": limits.cpu_s, "memory_mb": limits.memory_mb, "fsize_mb": limits.fsize_mb,
                    "nofile": limits.nofile},
         "protocol": {

@@ -83,7 +83,8 @@ class HumanPlayer(Player):
                 pass
         return value if isinstance(value, str) else json.dumps(value)
 
-    def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int) -> Reply:
+    def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int,
+            bank_ms: int | None = None) -> Reply:
         from rich.table import Table
 
         if len(legal) == 1:

@@ -33,7 +33,7 @@ SPIN_US = 200  # polled for a bot's reply before sleeping, where a core is free 
 
 # The largest value each limit may take (a tournament file's [limits], an entrant's own times,
 # the CLI options): beyond them the OS or the clock overflows, or the value is a typo.
-MAX_MS = 86_400_000  # move_ms, start_ms, grace_ms, total_ms: one day
+MAX_MS = 86_400_000  # move_ms, start_ms, grace_ms, total_ms, bank_ms: one day
 MAX_FAULT_COUNT = 1_000_000  # max_faults
 MAX_CPU_S = 604_800  # cpu_s: one week
 MAX_MEMORY_MB = 1 << 20  # memory_mb: 1 TiB
@@ -41,8 +41,8 @@ MAX_FSIZE_MB = 1 << 20  # fsize_mb: 1 TiB
 MAX_NOFILE = 1 << 20  # nofile: Linux's default ceiling (fs.nr_open)
 MAX_SPIN_US = 1_000_000  # spin_us: one second
 LIMIT_MAX = {"move_ms": MAX_MS, "start_ms": MAX_MS, "max_faults": MAX_FAULT_COUNT, "grace_ms": MAX_MS,
-             "total_ms": MAX_MS, "cpu_s": MAX_CPU_S, "memory_mb": MAX_MEMORY_MB, "fsize_mb": MAX_FSIZE_MB,
-             "nofile": MAX_NOFILE, "spin_us": MAX_SPIN_US}
+             "total_ms": MAX_MS, "bank_ms": MAX_MS, "cpu_s": MAX_CPU_S, "memory_mb": MAX_MEMORY_MB,
+             "fsize_mb": MAX_FSIZE_MB, "nofile": MAX_NOFILE, "spin_us": MAX_SPIN_US}
 MAX_CONCURRENCY = 1024  # a tournament's matches at once (each a worker process with its bots)
 
 

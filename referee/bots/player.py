@@ -313,11 +313,13 @@ class SubprocessPlayer(Player):
             self._crash(queued.what)
 
     def act(self, id: int, obs: dict[str, Any], legal: list[Action], time_ms: int,
-            meanwhile: Callable[[], None] | None = None) -> Reply:
+            meanwhile: Callable[[], None] | None = None, bank_ms: int | None = None) -> Reply:
         """Send pending events and the act; read until the reply to `id` or the deadline.
 
         `meanwhile`, if given, is called once the act is written, while the bot thinks (the
         runner writes its replay records then, off the time between a reply and the next act).
+        `bank_ms`, in a match with a time bank, is what of it the bot may draw on: the deadline
+        is then `time_ms + bank_ms`, and the act tells both.
         """
         if self._dead is not None:
             return Reply(fault=self._dead)
@@ -328,7 +330,9 @@ class SubprocessPlayer(Player):
             early = self._early()
             if early is not None:
                 return Reply(fault=early)
-        line = act_line(id, obs, legal, time_ms)
+        line = act_line(id, obs, legal, time_ms, bank_ms)
+        if bank_ms:
+            time_ms += bank_ms  # the deadline, as waited for and as a timeout names it
         if self.transcript is not None:  # self._send, inline: the hot path
             self.transcript("send", line)
         chan.send(line)

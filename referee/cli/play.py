@@ -36,6 +36,8 @@ def play(
                                           help="Time limit for a bot to answer hello, in ms.")] = 5000,
     max_faults: Annotated[int, typer.Option(min=1, max=MAX_FAULT_COUNT,
                                             help="Faults before a bot is disqualified.")] = 1,
+    bank_ms: Annotated[int, typer.Option(min=0, max=MAX_MS, help="A time bank per bot and match, in ms: time a "
+                                         "decision takes beyond --move-ms is drawn from it (0: none).")] = 0,
     out: Annotated[
         Optional[Path], typer.Option(help="Replay file to write (default: matches/<match id>.jsonl).")
     ] = None,
@@ -91,7 +93,7 @@ def play(
             raise UsageError("--json - writes the result to stdout, which a human seat plays on: give --json FILE")
         check_json_target(json_out)  # refused now, not after the match
         limits = Limits(move_ms=move_ms, start_ms=start_ms, max_faults=max_faults, sandbox=sandbox,
-                        memory_mb=memory_mb, cpu_s=cpu_s)
+                        memory_mb=memory_mb, cpu_s=cpu_s, bank_ms=bank_ms)
         key = sealing.for_run()
         signer = None
         if sign_key is not None:

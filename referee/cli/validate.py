@@ -23,6 +23,8 @@ def validate(
     move_ms: Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time limit per decision, in ms.")] = 1000,
     start_ms: Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time limit for the bot to answer hello, "
                                           "in ms.")] = 5000,
+    bank_ms: Annotated[int, typer.Option(min=0, max=MAX_MS, help="A time bank per match, in ms: time a decision "
+                                         "takes beyond --move-ms is drawn from it (0: none).")] = 0,
     sandbox: Annotated[
         str, typer.Option(metavar="bwrap|none", help="'bwrap' (the default: validate is for strangers' code): "
                           "run the bot in the bubblewrap sandbox (no network, nothing of this machine but "
@@ -71,7 +73,8 @@ def validate(
         argv = parse_command(" ".join(_quote(a) for a in command))
         check_json_target(json_out)  # refused now, not after the whole battery
         keep, made = _keep_dir(out, g.name)
-        limits = Limits(move_ms=move_ms, start_ms=start_ms, sandbox=sandbox, memory_mb=memory_mb, cpu_s=cpu_s)
+        limits = Limits(move_ms=move_ms, start_ms=start_ms, sandbox=sandbox, memory_mb=memory_mb, cpu_s=cpu_s,
+                        bank_ms=bank_ms)
         key = sealing.for_run()  # the run's: a reproduce command carries it when it is fresh
         signer = None
         if sign_key is not None:
@@ -281,8 +284,10 @@ def print_report(console, report: dict[str, Any]) -> None:
         console.print("Faults: none", highlight=False)
 
     t = report["move_time_ms"]
+    bank = report["limits"].get("bank_ms")
+    banked = f" and a time bank of {bank} ms per match" if bank else ""
     console.print(f"Move time: p50 {t['p50']} ms, p95 {t['p95']} ms, max {t['max']} ms over {t['count']} "
-                  f"decisions (limit {t['limit']} ms, {t['over_limit']} over it)", highlight=False)
+                  f"decisions (limit {t['limit']} ms{banked}, {t['over_limit']} over it)", highlight=False)
 
     table = Table(title="Results against the references")
     for col in ("against", "matches", "wins", "mean rank"):

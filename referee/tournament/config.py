@@ -393,12 +393,12 @@ def _sprt(r: _Reader, g: dict, where: str, schedule: str, seeds: int) -> Sprt | 
     return Sprt(**values)
 
 
-BOT_LIMITS = ("sandbox", "grace_ms", "total_ms", "cpu_s", "memory_mb", "fsize_mb", "nofile", "spin_us")
+BOT_LIMITS = ("sandbox", "grace_ms", "total_ms", "bank_ms", "cpu_s", "memory_mb", "fsize_mb", "nofile", "spin_us")
 
 
 def _bot_limits(r: _Reader, limits: dict) -> dict[str, Any]:
-    """The [limits] keys for hostile bots (docs/security.md), and spin_us: sandbox "none" or
-    "bwrap", the rest from 0 to their LIMIT_MAX."""
+    """The [limits] keys for hostile bots (docs/security.md), the time bank (bank_ms) and
+    spin_us: sandbox "none" or "bwrap", the rest from 0 to their LIMIT_MAX."""
     out: dict[str, Any] = {}
     for key in BOT_LIMITS:
         if key == "sandbox" and key in limits:

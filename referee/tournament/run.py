@@ -190,7 +190,8 @@ def setup(config: TournamentConfig, key: sealing.DealKey) -> dict[str, Any]:
     each entrant's strategy or command, working directory, environment and own limits, the
     match limits and sandbox, and the deal key's public id. Environment values are kept only
     as digests keyed by the deal key (they may hold secrets)."""
-    limits = {k: v for k, v in asdict(match_limits(config)).items() if k != "spin_us"}  # timing only
+    # spin_us: timing only; no time bank is no key, as in journals from before bank_ms
+    limits = {k: v for k, v in asdict(match_limits(config)).items() if k != "spin_us" and (v or k != "bank_ms")}
     entrants = {}
     for name, e in sorted(config.entrants.items()):
         entrants[name] = {
