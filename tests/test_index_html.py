@@ -576,6 +576,8 @@ def many(tmp_path_factory):
     replay kept (no viewer page to write): more than a page of each game."""
     import random
 
+    from referee.tournament import standings as st
+
     out = tmp_path_factory.mktemp("many") / "t"
     out.mkdir(parents=True)
     rng = random.Random(29)
@@ -589,10 +591,50 @@ def many(tmp_path_factory):
         records.append({"type": "match", "index": index, "key": f"{game}-m{index}", "game": game, "seed": index // 6,
                         "seats": table, "scores": [10 * r for r in ranks], "ranks": ranks, "faults": [0] * seats,
                         "disqualified": [], "fault_log": [], "decisions": 1, "seconds": 0.1, "replay": None})
+        if game == "maumau" and "erin" in table:  # erin never announces: penalised (referee.game.penalty)
+            records[-1]["penalties"] = [{"seat": table.index("erin"), "why": "missing announcement <say>",
+                                         "ruling": "MM-7", "times": 1 + index % 2}]
     lines = [{"type": "tournament", "name": "many", "fingerprint": "x"}] + records
     (out / "journal.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    write_index(out, REGISTRY, viewers=False)
+    # the standings as the caller has them (their resources included), without penalties: read from the journal
+    standings = st.compute_journal(out / "journal.jsonl")
+    standings["resources"] = RESOURCES
+    write_index(out, REGISTRY, standings, viewers=False)
     return out, records
+
+
+#: each entrant's resources, as standings.json has them (issue 29; the last one's not measured)
+RESOURCES = [{"entrant": name, "decisions": 900 + n, "ms_p50": 1.5 + n, "ms_p90": 12.25, "ms_max": 80.0,
+              "cpu_s": 0.0234 * n, "peak_mb": 12.5, "measured": "approximate"} for n, name in
+             enumerate(["alice", "bob", "carol", "dave"])] + [
+    {"entrant": "erin", "decisions": 950, "ms_p50": 2.0, "ms_p90": 3.0, "ms_max": 4.0, "cpu_s": None,
+     "peak_mb": None, "measured": "in-process"}]
+
+
+def test_the_index_shows_penalties_and_resources_when_there_are_some(many, small):
+    from referee.tournament.reporting import penalty_rows
+
+    out, records = many
+    text = (out / "index.html").read_text()
+    assert 'href="#penalties"' in text and 'href="#resources"' in text
+    cells = Cells("penalties")
+    cells.feed(text)
+    head, *rows = cells.rows
+    assert [c[0] for c in head] == ["entrant", "why", "ruling", "times", "matches"]
+    want = penalty_rows(records)
+    assert len(want) == 1 and want[0]["matches"] > 10 and want[0]["times"] > want[0]["matches"]
+    assert [[c[0] for c in row] for row in rows] == [[str(p[k]) for k in ("entrant", "why", "ruling", "times", "matches")]
+                                                     for p in want]
+    assert "missing announcement &lt;say&gt;" in text and "<say>" not in text
+    cells = Cells("resources")
+    cells.feed(text)
+    head, *rows = cells.rows
+    assert [c[0] for c in head] == ["entrant", "decisions", "ms p50", "ms p90", "ms max", "CPU s", "peak MB", "measured"]
+    assert [c[0] for c in rows[1]] == ["bob", "901", "2.5", "12.25", "80", "0.023", "12.5", "approximate"]
+    assert [c[0] for c in rows[4]] == ["erin", "950", "2", "3", "4", "-", "-", "in-process"]
+    # none of either: no table, no link
+    text = (small[0] / "index.html").read_text()
+    assert "Penalties" not in text and "Resources" not in text and "#penalties" not in text
 
 
 def test_the_matches_are_grouped_by_game_with_every_row_in_the_page(many):
@@ -625,6 +667,12 @@ def test_the_matches_are_paged(browser, many, pixels):
     width(browser, pixels)
     try:
         browser.open(out / "index.html")
+        # the penalties' and resources' tables too: on a phone, their last column reachable
+        for table in ("table.penalties", "table.resources"):
+            assert browser.js(f"({REACHABLE})([...document.querySelector('{table}').tHead.rows[0].cells].at(-1))")
+        browser.js("document.getElementById('penalties').scrollIntoView()")
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.screenshot(ARTIFACTS / f"index-costs-{pixels}.png")
         mau = [r["index"] for r in records if r["game"] == "maumau"]
         pres = [r["index"] for r in records if r["game"] == "presidente"]
         assert (len(mau), len(pres)) == (130, 60)

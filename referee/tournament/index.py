@@ -94,7 +94,6 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     linked to its page only if one is up to date (`[output] viewers = false`). `read`: what the
     caller's own pass over the journal kept for the page (`JournalRows`), else it is read here."""
     from referee.tournament import standings as st
-    from referee.tournament.reporting import fault_rows
     from referee.plugins import load_registry
 
     out = Path(out_dir)
@@ -112,9 +111,8 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     sections, nav = [], []
     if matches:
         # as the terminal and standings.json count them (sprt.counted), streamed again
-        if standings is None or "faults" not in standings:
-            standings = dict(standings if standings is not None else st.compute_journal(journal))
-            standings["faults"] = fault_rows(st.counted_journal(journal))
+        if standings is None or "faults" not in standings or "penalties" not in standings:
+            standings = _with_conduct(journal, standings)
         if "sprt" not in standings:
             standings = {**standings, "sprt": st.sprt_outcomes(journal)}
         table = st.as_dict(standings, name)
@@ -147,6 +145,10 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
         if faults:
             sections.append(faults)
             nav.append(("faults", "faults"))
+        for target, text, section in _costs_html(table.get("penalties"), table.get("resources",
+                                                                                   standings.get("resources"))):
+            sections.append(section)
+            nav.append((target, text))
     sections.append(_matches_html(rows, _notes(registry, {m.game for m in matches})))
     nav.append(("matches", "matches"))
     entrants = sorted(entrants)
@@ -160,6 +162,27 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     return index
 
 
+
+
+def _with_conduct(journal: Path, standings: dict[str, Any] | None) -> dict[str, Any]:
+    """The standings (computed from the journal when None) with the fault and penalty rows the
+    terminal and standings.json have (`reporting.fault_rows`, `penalty_rows`) where they lack
+    them: of the counted matches (sprt.counted), in one more streamed pass."""
+    from referee.tournament import standings as st
+    from referee.tournament.reporting import fault_rows, penalty_rows
+
+    standings = dict(standings if standings is not None else st.compute_journal(journal))
+    faulty, penalised = [], []  # of the records with a fault, with a penalty: what the rows read
+    for rec in st.counted_journal(journal):
+        if rec.get("fault_log"):
+            faulty.append({k: rec.get(k) for k in ("index", "key", "seats", "replay", "fault_log")})
+        if rec.get("penalties"):
+            penalised.append({"seats": rec["seats"], "penalties": rec["penalties"]})
+    if "faults" not in standings:
+        standings["faults"] = fault_rows(faulty)
+    if "penalties" not in standings:
+        standings["penalties"] = penalty_rows(penalised)
+    return standings
 
 
 def _header(name: str, out: Path, matches: int, nav: list[tuple[str, str]]) -> str:
@@ -665,6 +688,61 @@ def _faults_html(faults: list[dict[str, Any]], out: Path, viewers: dict[str, str
         + "</td>" + _cell(example(r), "l wrap") + "</tr>" for r in faults)
     return (f'<section id="faults"><h2>Faults</h2><div class="scroll"><table class="faults sortable filter"><thead>'
             f"{head}</thead><tbody>{body}</tbody></table></div></section>")
+
+
+#: the heads of the resources table, by standings.json's names (others: as they are named)
+_RESOURCE_HEADS = {"decisions": "decisions", "ms_p50": "ms p50", "ms_p90": "ms p90", "ms_max": "ms max",
+                   "cpu_s": "CPU s", "peak_mb": "peak MB", "measured": "measured"}
+
+
+def _records(rows: Any) -> list[dict[str, Any]]:
+    """Standings rows as dicts: a list of dicts (or of records with `record()`), or a dict of
+    dicts by entrant; nothing else (an unknown shape shows no table rather than a wrong one)."""
+    if isinstance(rows, dict):
+        rows = [{"entrant": name, **value} for name, value in rows.items() if isinstance(value, dict)]
+    if not isinstance(rows, list):
+        return []
+    rows = [r.record() if hasattr(r, "record") else r for r in rows]
+    return [r for r in rows if isinstance(r, dict) and "entrant" in r]
+
+
+def _costs_html(penalties: Any, resources: Any) -> list[tuple[str, str, str]]:
+    """The penalties table and the resources table, each (its id, its link's text, its section),
+    when the standings have rows for it: what each entrant lost to the rules' penalties, and
+    what its decisions took."""
+    import json
+
+    def value(v: Any) -> str:
+        text = "-" if v is None else f"{round(v, 3):g}" if isinstance(v, float) else \
+            json.dumps(v) if isinstance(v, (dict, list)) else str(v)
+        return html.escape(text)
+
+    def table(cls: str, rows: list[dict[str, Any]], heads: dict[str, str]) -> str:
+        keys = ["entrant"] + list(dict.fromkeys(k for r in rows for k in r if k != "entrant"))
+        left = {k for k in keys if all(not isinstance(r.get(k), (int, float)) or isinstance(r.get(k), bool)
+                                       for r in rows)}
+        head = "".join(f'<th class="{"l" if k in left else ""}">{html.escape(heads.get(k, k))}</th>' for k in keys)
+        body = "".join(f'<tr data-e="{_attr(r["entrant"])}">' + "".join(
+            f'<td class="{"l" if k in left else ""}">{value(r.get(k))}</td>' for k in keys) + "</tr>" for r in rows)
+        return (f'<div class="scroll"><table class="{cls} sortable filter"><thead><tr>{head}</tr></thead>'
+                f"<tbody>{body}</tbody></table></div>")
+
+    out = []
+    rows = _records(penalties)
+    if rows:
+        note = ("What each entrant lost to the game's penalties for a seat's conduct (not faults: the move was "
+                "played), by reason and ruling: how many times, in how many matches.")
+        out.append(("penalties", "penalties", f'<section id="penalties"><h2>Penalties</h2>'
+                    f'{table("penalties", rows, {})}<p class="note">{html.escape(note)}</p></section>'))
+    rows = _records(resources)
+    if rows:
+        note = ("Each entrant's decisions: how many, their time in milliseconds (median, 90th percentile, longest), "
+                "CPU seconds and peak memory, and how they were measured: cgroup (the sandbox's own account), "
+                "process, approximate (a bot process kept between matches: its figures cover more than its "
+                "matches), in-process (a built-in strategy). '-': not measured.")
+        out.append(("resources", "resources", f'<section id="resources"><h2>Resources</h2>'
+                    f'{table("resources", rows, _RESOURCE_HEADS)}<p class="note">{html.escape(note)}</p></section>'))
+    return out
 
 
 def _inside(out: Path, rel: str) -> bool:
