@@ -1,8 +1,9 @@
 """`write_index(out_dir)`: a tournament's index.html, the page its organiser and bot authors
 browse: the standings (overall and per game), each with its ratings and their intervals drawn as a
-chart; each game's head-to-head as a coloured matrix; the fault table; and every match with its
-result by name, linked to its viewer page (written beside its replay by
-`referee.replay.html.write_viewer`) and to its replay.
+chart; each game's head-to-head as a coloured matrix; the fault table; each entrant's penalties and
+resources, when the standings have them; and every match, in a table per game, with its result by
+name, linked to its viewer page (written beside its replay by `referee.replay.html.write_viewer`)
+and to its replay.
 
 Why a chart: people compare intervals by eye, not by reading two columns of numbers; why a
 matrix: a row of green says at a glance whom an entrant beats.
@@ -10,10 +11,12 @@ matrix: a row of green says at a glance whom an entrant beats.
 The page is static HTML first: with scripting off every table, chart and link is there. A small
 inline script adds sorting (a click on a column's head), a text filter over the standings, the
 faults and the matches, and an entrant's own match list (a click on its name, or `#entrant=NAME`
-in the address: its matches only, its place in each marked, its finishes counted). Nothing is
-loaded from the network, so the page works from file:// as it was written. A match is one
-compact row (about 500 bytes: 4.9 MB at 10,000 matches of four seats, 270 KB gzipped), so the
-page stays usable at that size.
+in the address: its matches only, its place in each marked, its finishes counted), and shows
+each game's matches 50 at a time with links to the pages. Nothing is loaded from the network,
+so the page works from file:// as it was written. A match is one compact row (about 500 bytes:
+4.9 MB at 10,000 matches of four seats, 270 KB gzipped), and only a page of them is laid out,
+so the page stays usable at that size. It is made for a phone too: no table or chart wider
+than the screen (each table scrolls in its own box; the chart is drawn to the width it has).
 """
 
 from __future__ import annotations
