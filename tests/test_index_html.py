@@ -570,6 +570,9 @@ def test_the_index_fits_a_phone_and_a_desktop(browser, small, pixels):
         width(browser, 1400)
 
 
+LONG = "dave-of-the-longest-name"  # wider than a phone's chart gives a name
+
+
 @pytest.fixture(scope="module")
 def many(tmp_path_factory):
     """A tournament's output of 130 Mau Mau and 60 Presidente matches among five entrants, no
@@ -581,7 +584,7 @@ def many(tmp_path_factory):
     out = tmp_path_factory.mktemp("many") / "t"
     out.mkdir(parents=True)
     rng = random.Random(29)
-    names = ["alice", "bob", "carol", "dave", "erin"]
+    names = ["alice", "bob", "carol", LONG, "erin"]
     records = []
     for index in range(190):
         game, seats = ("maumau", 3) if index % 19 < 13 else ("presidente", 4)
@@ -606,7 +609,7 @@ def many(tmp_path_factory):
 #: each entrant's resources, as standings.json has them (issue 29; the last one's not measured)
 RESOURCES = [{"entrant": name, "decisions": 900 + n, "ms_p50": 1.5 + n, "ms_p90": 12.25, "ms_max": 80.0,
               "cpu_s": 0.0234 * n, "peak_mb": 12.5, "measured": "approximate"} for n, name in
-             enumerate(["alice", "bob", "carol", "dave"])] + [
+             enumerate(["alice", "bob", "carol", LONG])] + [
     {"entrant": "erin", "decisions": 950, "ms_p50": 2.0, "ms_p90": 3.0, "ms_max": 4.0, "cpu_s": None,
      "peak_mb": None, "measured": "in-process"}]
 
@@ -670,6 +673,21 @@ def test_the_matches_are_paged(browser, many, pixels):
         # the penalties' and resources' tables too: on a phone, their last column reachable
         for table in ("table.penalties", "table.resources"):
             assert browser.js(f"({REACHABLE})([...document.querySelector('{table}').tHead.rows[0].cells].at(-1))")
+        # a long name in a chart: cut short to its column on a phone ("…"), whole where there is room
+        names = browser.js("[...document.querySelectorAll('svg.chart text.name')].map(t => { const b = "
+                           "t.closest('svg').getBoundingClientRect(), r = t.getBoundingClientRect(); "
+                           "return [t.textContent, r.left >= b.left - 0.5, r.right <= b.right + 0.5]; })")
+        assert all(inside for _, inside, _ in names) and all(inside for _, _, inside in names), names
+        cut = [text for text, _, _ in names if text not in ("alice", "bob", "carol", "erin")]
+        assert cut and all(LONG.startswith(text[:-1]) and text.endswith("…") if pixels == 390 else text == LONG
+                           for text in cut), cut
+        if pixels == 390:  # turned sideways: whole again
+            width(browser, 1400)
+            until(browser, f"[...document.querySelectorAll('svg.chart text.name')].some(t => t.textContent === "
+                           f"{json.dumps(LONG)})", "a name cut short on a phone stays cut on a wide screen")
+            width(browser, pixels)
+            until(browser, "[...document.querySelectorAll('svg.chart text.name')].some(t => t.textContent.endsWith('…'))",
+                  "not cut again")
         browser.js("document.getElementById('penalties').scrollIntoView()")
         ARTIFACTS.mkdir(exist_ok=True)
         browser.screenshot(ARTIFACTS / f"index-costs-{pixels}.png")

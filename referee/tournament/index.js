@@ -54,7 +54,26 @@
       }
     }
     svg.setAttribute("height", y + +svg.dataset.pad);
+    fit(svg);
   }
+  // a chart's names cut short ("…") to the room their column has (narrow on a phone); whole again
+  // when there is room (the row's tooltip has it whole)
+  function fit(svg) {
+    for (const t of $$("text.name", svg)) {
+      t._whole ??= t.textContent;
+      if (t.textContent !== t._whole) t.textContent = t._whole;
+      const room = t.x.baseVal[0].value - 4;  // anchored at its end: it starts at x minus its length
+      if (!t.getBBox().width || t.getComputedTextLength() <= room) continue;
+      let n = t._whole.length - 1;
+      do t.textContent = t._whole.slice(0, n) + "\u2026"; while (--n > 0 && t.getComputedTextLength() > room);
+    }
+  }
+  let fitting = 0;
+  addEventListener("resize", () => {
+    cancelAnimationFrame(fitting);
+    fitting = requestAnimationFrame(() => $$("svg.chart").forEach(fit));
+  });
+  $$("svg.chart").forEach(fit);
 
   // paging: a game's matches PAGE rows at a time, of those the filter keeps (row._ok), with
   // links to the pages (the first, the last, and the two either side of the one shown)
