@@ -606,12 +606,12 @@ def many(tmp_path_factory):
     return out, records
 
 
-#: each entrant's resources, as standings.json has them (issue 29; the last one's not measured)
-RESOURCES = [{"entrant": name, "decisions": 900 + n, "ms_p50": 1.5 + n, "ms_p90": 12.25, "ms_max": 80.0,
-              "cpu_s": 0.0234 * n, "peak_mb": 12.5, "measured": "approximate"} for n, name in
-             enumerate(["alice", "bob", "carol", LONG])] + [
-    {"entrant": "erin", "decisions": 950, "ms_p50": 2.0, "ms_p90": 3.0, "ms_max": 4.0, "cpu_s": None,
-     "peak_mb": None, "measured": "in-process"}]
+#: each entrant's resources, as standings.json has them (issue 29; the last one's CPU and memory not measured)
+RESOURCES = [{"entrant": name, "matches": 50, "decisions": 900 + n, "ms_p50": 1.5 + n, "ms_p90": 12.25,
+              "ms_max": 80.0, "cpu_s": 0.0234 * n, "cpu_s_max": 0.002, "peak_mb": 12.5,
+              "measured": ["approximate", "process"]} for n, name in enumerate(["alice", "bob", "carol", LONG])] + [
+    {"entrant": "erin", "matches": 50, "decisions": 950, "ms_p50": 2.0, "ms_p90": 3.0, "ms_max": 4.0, "cpu_s": None,
+     "cpu_s_max": None, "peak_mb": None, "measured": ["in-process"]}]
 
 
 def test_the_index_shows_penalties_and_resources_when_there_are_some(many, small):
@@ -632,9 +632,11 @@ def test_the_index_shows_penalties_and_resources_when_there_are_some(many, small
     cells = Cells("resources")
     cells.feed(text)
     head, *rows = cells.rows
-    assert [c[0] for c in head] == ["entrant", "decisions", "ms p50", "ms p90", "ms max", "CPU s", "peak MB", "measured"]
-    assert [c[0] for c in rows[1]] == ["bob", "901", "2.5", "12.25", "80", "0.023", "12.5", "approximate"]
-    assert [c[0] for c in rows[4]] == ["erin", "950", "2", "3", "4", "-", "-", "in-process"]
+    assert [c[0] for c in head] == ["entrant", "matches", "decisions", "ms p50", "ms p90", "ms max", "CPU s",
+                                    "CPU s max", "peak MB", "measured"]
+    assert [c[0] for c in rows[1]] == ["bob", "50", "901", "2.5", "12.25", "80", "0.023", "0.002", "12.5",
+                                       "approximate, process"]
+    assert [c[0] for c in rows[4]] == ["erin", "50", "950", "2", "3", "4", "-", "-", "-", "in-process"]
     # none of either: no table, no link
     text = (small[0] / "index.html").read_text()
     assert "Penalties" not in text and "Resources" not in text and "#penalties" not in text

@@ -694,8 +694,8 @@ def _faults_html(faults: list[dict[str, Any]], out: Path, viewers: dict[str, str
 
 
 #: the heads of the resources table, by standings.json's names (others: as they are named)
-_RESOURCE_HEADS = {"decisions": "decisions", "ms_p50": "ms p50", "ms_p90": "ms p90", "ms_max": "ms max",
-                   "cpu_s": "CPU s", "peak_mb": "peak MB", "measured": "measured"}
+_RESOURCE_HEADS = {"ms_p50": "ms p50", "ms_p90": "ms p90", "ms_max": "ms max", "cpu_s": "CPU s",
+                   "cpu_s_max": "CPU s max", "peak_mb": "peak MB"}
 
 
 def _records(rows: Any) -> list[dict[str, Any]]:
@@ -716,8 +716,9 @@ def _costs_html(penalties: Any, resources: Any) -> list[tuple[str, str, str]]:
     import json
 
     def value(v: Any) -> str:
-        text = "-" if v is None else f"{round(v, 3):g}" if isinstance(v, float) else \
-            json.dumps(v) if isinstance(v, (dict, list)) else str(v)
+        text = ("-" if v is None or v == [] else f"{round(v, 3):g}" if isinstance(v, float)
+                else ", ".join(map(str, v)) if isinstance(v, list) and all(isinstance(x, str) for x in v)
+                else json.dumps(v) if isinstance(v, (dict, list)) else str(v))
         return html.escape(text)
 
     def table(cls: str, rows: list[dict[str, Any]], heads: dict[str, str]) -> str:
@@ -740,9 +741,9 @@ def _costs_html(penalties: Any, resources: Any) -> list[tuple[str, str, str]]:
     rows = _records(resources)
     if rows:
         note = ("Each entrant's decisions: how many, their time in milliseconds (median, 90th percentile, longest), "
-                "CPU seconds and peak memory, and how they were measured: cgroup (the sandbox's own account), "
-                "process, approximate (a bot process kept between matches: its figures cover more than its "
-                "matches), in-process (a built-in strategy). '-': not measured.")
+                "its CPU seconds (in all; max: in its costliest match) and peak memory, and how they were measured: "
+                "cgroup (the sandbox's own account), process, approximate (a bot process kept between matches: its "
+                "figures cover more than its matches), in-process (a built-in strategy). '-': not measured.")
         out.append(("resources", "resources", f'<section id="resources"><h2>Resources</h2>'
                     f'{table("resources", rows, _RESOURCE_HEADS)}<p class="note">{html.escape(note)}</p></section>'))
     return out
