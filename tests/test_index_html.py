@@ -56,14 +56,16 @@ def test_write_index_links_every_match_and_the_standings(tmp_path):
 class Cells(HTMLParser):
     """The rows of an index page's table, as lists of (text, href of the cell's first link)."""
 
-    def __init__(self, table_class: str) -> None:
+    def __init__(self, table_class: str, game: str | None = None) -> None:
         super().__init__()
         self.table_class, self.inside, self.rows, self.tables = table_class, False, [], 0
+        self.game = game  # only the table of this data-game
         self.cell: list | None = None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
-        if tag == "table" and self.table_class in (attrs.get("class") or "").split():
+        if tag == "table" and self.table_class in (attrs.get("class") or "").split() and \
+                self.game in (None, attrs.get("data-game")):
             self.inside, self.tables = True, self.tables + 1
         elif self.inside and tag == "tr":
             self.rows.append([])
@@ -249,8 +251,9 @@ def test_the_index_sorts_and_filters(browser, small, pixels):
         assert [float(v) for v in column(browser, overall, rating)] == sorted(ratings) != ratings
         assert browser.js(f"getComputedStyle({overall}.tHead.rows[0].cells[{rating}], '::after').content") == '" ▲"'
         click(browser, f"{matches}.tHead.rows[0].cells[0]")
-        click(browser, f"{matches}.tHead.rows[0].cells[0]")  # descending: 28, 27, ... 10, 9 (as text: 9, 8, ...)
-        assert column(browser, matches, 0) == [str(r["index"]) for r in sorted(records, key=lambda r: -r["index"])]
+        click(browser, f"{matches}.tHead.rows[0].cells[0]")  # descending: 28, 23, ... 10, 9 (as text: 9, 8, ...)
+        mau = [r for r in records if r["game"] == "maumau"]  # the first game's table: its matches only
+        assert column(browser, matches, 0) == [str(r["index"]) for r in sorted(mau, key=lambda r: -r["index"])]
         assert browser.js(f"getComputedStyle({matches}.tHead.rows[0].cells[0], '::after').content") == '" ▼"'
         # the chart follows its table's order
         click(browser, f"{overall}.tHead.rows[0].cells[1]")
@@ -260,10 +263,12 @@ def test_the_index_sorts_and_filters(browser, small, pixels):
         # the filter box: every word in a row's text (entrant, game, match)
         browser.js("document.getElementById('q').focus()")
         browser.call("Input.insertText", text="presidente bob")
-        want = [r for r in records[::-1] if r["game"] == "presidente" and "bob" in r["seats"]]  # sorted so
+        want = [r for r in records if r["game"] == "presidente" and "bob" in r["seats"]]
         until(browser, f"document.getElementById('count-matches').textContent === '{len(want)} of {len(records)} shown'",
               "the filter did not apply")
-        assert column(browser, matches, 1) == [f"{r['key']} replay" for r in want]
+        assert column(browser, matches, 1) == []  # Mau Mau's
+        presidente = "document.querySelector('table.matches[data-game=\"presidente\"]')"
+        assert column(browser, presidente, 1) == [f"{r['key']} replay" for r in want]
         assert column(browser, overall, 1) == []  # no overall row holds "presidente"
         tables = "[...document.querySelectorAll('table.standings')]"
         assert browser.js(f"{tables}.map(t => [t.dataset.game, [...t.tBodies[0].rows].filter(r => !r.hidden).length])") \
@@ -292,7 +297,7 @@ def test_clicking_an_entrant_lists_its_matches(browser, small):
     for name in ("alice", ENTRANTS[3]):
         click(browser, f"[...document.querySelectorAll('table.matches span.e')].find(e => e.textContent === {json.dumps(name)})")
         assert browser.js("decodeURIComponent(location.hash)") == f"#entrant={name}"
-        theirs = [r for r in records if name in r["seats"]]
+        theirs = sorted((r for r in records if name in r["seats"]), key=lambda r: (r["game"], r["index"]))  # by game
         until(browser, f"document.getElementById('count-matches').textContent === '{len(theirs)} of {len(records)} shown'",
               "the entrant's matches are not shown")
         marked = browser.js("[...document.querySelectorAll('table.matches tbody tr:not([hidden])')].map(r => "
@@ -318,7 +323,8 @@ def test_clicking_an_entrant_lists_its_matches(browser, small):
         browser.js("history.back()")
         until(browser, "location.hash !== '#entrant=carol'", "no way back")
     browser.js("const who = document.getElementById('who'); who.value = ''; who.dispatchEvent(new Event('change'))")
-    assert column(browser, "document.querySelector('table.matches')", 0) == [str(r["index"]) for r in records]
+    assert column(browser, "document.querySelector('table.matches')", 0) == [str(r["index"]) for r in records
+                                                                          if r["game"] == "maumau"]
     assert browser.js("document.querySelectorAll('i').length") == 0  # the name's "<i>" is text
 
 
@@ -410,7 +416,7 @@ def test_the_head_to_head_matrix_shows_each_pairs_share_in_colour(browser, small
         colours.sort()
         assert all(a[1] < b[1] for a, b in zip(colours, colours[1:]) if a[0] < b[0])  # red to green
         assert colours[0][1] < 0 < colours[-1][1] or len({v for v, _ in colours}) == 1
-        assert browser.js(f"{matrix}.parentElement.querySelector('details table.pairs').tBodies[0].rows.length") \
+        assert browser.js(f"{matrix}.closest('section').querySelector('details table.pairs').tBodies[0].rows.length") \
             == len(pairs)
 
 
@@ -422,14 +428,15 @@ def test_the_match_table_gives_each_result_by_name(small):
     cells = Cells("matches")
     cells.feed(text)
     head, *rows = cells.rows
-    assert [c[0] for c in head] == ["#", "match", "game", "seed", "result", "faults"]
-    by_index = {int(row[0][0]): row for row in rows}
+    assert cells.tables == 2  # a table per game
+    assert [c[0] for c in head] == ["#", "match", "seed", "result", "faults"]
+    by_index = {int(row[0][0]): row for row in rows if row[0][0] != "#"}
     gone = by_index[GONE["index"]]
-    assert [c[0] for c in gone[1:]] == ["m-gone (replay missing)", "maumau", "9",
+    assert [c[0] for c in gone[1:]] == ["m-gone (replay missing)", "9",
                                         "1 alice 12 · 2 carol 30 · 3 bob 55 (2 faults, disq.)", "2"]
     first = records[0]
     order = sorted(range(3), key=lambda s: (first["ranks"][s], s))
-    assert by_index[0][4][0] == " · ".join(f"{first['ranks'][s]} {first['seats'][s]} {first['scores'][s]}"
+    assert by_index[0][3][0] == " · ".join(f"{first['ranks'][s]} {first['seats'][s]} {first['scores'][s]}"
                                            for s in order)
     assert by_index[0][1] == [f"{first['key']} replay", [f"replays/{first['key']}.html", f"replays/{first['key']}.jsonl"]]
 
@@ -505,3 +512,218 @@ def test_without_viewers_the_index_links_the_replays_and_only_pages_up_to_date(s
     assert sorted(p.name for p in (copy / "replays").glob("*.html")) == [kept.name]
     assert 'href="replays/maumau.t0.s1.r0.html"' in text and 'href="replays/maumau.t0.s1.r1.html"' not in text
     assert 'href="replays/maumau.t0.s1.r1.jsonl"' in text and "no viewer" not in text
+
+
+# -- on a phone and on a desktop (issue 29) --------------------------------------------------------
+
+def full_screenshot(browser, path: Path, piece: int = 1600) -> None:
+    """The whole page (beyond the window) as PNGs of at most `piece` pixels high: path-0.png, path-1.png..."""
+    import base64
+
+    w, h = browser.js("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for n, top in enumerate(range(0, min(h, 12 * piece), piece)):
+        data = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True,
+                            clip={"x": 0, "y": top, "width": w, "height": min(piece, h - top), "scale": 1})["data"]
+        path.with_name(f"{path.stem}-{n}.png").write_bytes(base64.b64decode(data))
+
+
+#: the last cell of a row `e` reachable: scrolled into its scroll box (if any), then inside the window
+REACHABLE = """(e => { for (let box = e.parentElement; box; box = box.parentElement) {
+    if (/auto|scroll/.test(getComputedStyle(box).overflowX)) { box.scrollLeft = box.scrollWidth; break; } }
+  const r = e.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth + 0.5; })"""
+
+
+@pytest.mark.parametrize("pixels", [390, 1400])
+def test_the_index_fits_a_phone_and_a_desktop(browser, small, pixels):
+    out, records = small
+    width(browser, pixels)
+    try:
+        browser.open(out / "index.html")
+        ARTIFACTS.mkdir(exist_ok=True)
+        full_screenshot(browser, ARTIFACTS / f"index-{pixels}.png")
+        # no sideways scroll of the whole page
+        assert browser.js("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), pixels
+        # every table's last column (the standings' P(best), the matches' faults) reachable
+        for table in ("table.standings", "table.matrix", "table.matches"):
+            assert browser.js(f"[...document.querySelectorAll('{table}')].map(t => t.tHead.rows[0].cells)"
+                              f".every(cells => ({REACHABLE})(cells[cells.length - 1]))"), (table, pixels)
+        # the charts' words at least 11 px as rendered (a chart shrunk to fit shrinks its text)
+        sizes = browser.js("[...document.querySelectorAll('svg.chart text')].filter(t => t.getBBox().width > 0)"
+                           ".map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)")
+        assert sizes and min(sizes) >= 10.9, (pixels, min(sizes))
+        # a standings table scrolls in its own box, its names in sight when scrolled to its last column
+        assert browser.js("[...document.querySelectorAll('table.standings')].every(t => { const box = t.parentElement; "
+                          "if (!/auto|scroll/.test(getComputedStyle(box).overflowX)) return false; "
+                          "box.scrollLeft = box.scrollWidth; const b = box.getBoundingClientRect(), "
+                          "r = t.tBodies[0].rows[0].cells[1].getBoundingClientRect(); "
+                          "return r.left >= b.left - 0.5 && r.right <= b.right + 0.5; })"), pixels
+        browser.js("scrollTo(0, document.querySelector('table.standings').getBoundingClientRect().top - 90)")
+        browser.screenshot(ARTIFACTS / f"index-{pixels}-scrolled.png")  # the tables scrolled to their ends
+        # a name's row still fits its chart: the name, the dot and the bar inside the chart's box
+        inside = browser.js("[...document.querySelectorAll('svg.chart')].every(svg => { const b = "
+                            "svg.getBoundingClientRect(); return [...svg.querySelectorAll('circle, rect.ci')]"
+                            ".every(e => { const r = e.getBoundingClientRect(); return r.left >= b.left - 0.5 && "
+                            "r.right <= b.right + 0.5; }); })")
+        assert inside, pixels
+    finally:
+        width(browser, 1400)
+
+
+LONG = "dave-of-the-longest-name"  # wider than a phone's chart gives a name
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory):
+    """A tournament's output of 130 Mau Mau and 60 Presidente matches among five entrants, no
+    replay kept (no viewer page to write): more than a page of each game."""
+    import random
+
+    from referee.tournament import standings as st
+
+    out = tmp_path_factory.mktemp("many") / "t"
+    out.mkdir(parents=True)
+    rng = random.Random(29)
+    names = ["alice", "bob", "carol", LONG, "erin"]
+    records = []
+    for index in range(190):
+        game, seats = ("maumau", 3) if index % 19 < 13 else ("presidente", 4)
+        table = rng.sample(names, seats)
+        ranks = list(range(1, seats + 1))
+        rng.shuffle(ranks)
+        records.append({"type": "match", "index": index, "key": f"{game}-m{index}", "game": game, "seed": index // 6,
+                        "seats": table, "scores": [10 * r for r in ranks], "ranks": ranks, "faults": [0] * seats,
+                        "disqualified": [], "fault_log": [], "decisions": 1, "seconds": 0.1, "replay": None})
+        if game == "maumau" and "erin" in table:  # erin never announces: penalised (referee.game.penalty)
+            records[-1]["penalties"] = [{"seat": table.index("erin"), "why": "missing announcement <say>",
+                                         "ruling": "MM-7", "times": 1 + index % 2}]
+    lines = [{"type": "tournament", "name": "many", "fingerprint": "x"}] + records
+    (out / "journal.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    # the standings as the caller has them (their resources included), without penalties: read from the journal
+    standings = st.compute_journal(out / "journal.jsonl")
+    standings["resources"] = RESOURCES
+    write_index(out, REGISTRY, standings, viewers=False)
+    return out, records
+
+
+#: each entrant's resources, as standings.json has them (issue 29; the last one's CPU and memory not measured)
+RESOURCES = [{"entrant": name, "matches": 50, "decisions": 900 + n, "ms_p50": 1.5 + n, "ms_p90": 12.25,
+              "ms_max": 80.0, "cpu_s": 0.0234 * n, "cpu_s_max": 0.002, "peak_mb": 12.5,
+              "measured": ["approximate", "process"]} for n, name in enumerate(["alice", "bob", "carol", LONG])] + [
+    {"entrant": "erin", "matches": 50, "decisions": 950, "ms_p50": 2.0, "ms_p90": 3.0, "ms_max": 4.0, "cpu_s": None,
+     "cpu_s_max": None, "peak_mb": None, "measured": ["in-process"]}]
+
+
+def test_the_index_shows_penalties_and_resources_when_there_are_some(many, small):
+    from referee.tournament.reporting import penalty_rows
+
+    out, records = many
+    text = (out / "index.html").read_text()
+    assert 'href="#penalties"' in text and 'href="#resources"' in text
+    cells = Cells("penalties")
+    cells.feed(text)
+    head, *rows = cells.rows
+    assert [c[0] for c in head] == ["entrant", "why", "ruling", "times", "matches"]
+    want = penalty_rows(records)
+    assert len(want) == 1 and want[0]["matches"] > 10 and want[0]["times"] > want[0]["matches"]
+    assert [[c[0] for c in row] for row in rows] == [[str(p[k]) for k in ("entrant", "why", "ruling", "times", "matches")]
+                                                     for p in want]
+    assert "missing announcement &lt;say&gt;" in text and "<say>" not in text
+    cells = Cells("resources")
+    cells.feed(text)
+    head, *rows = cells.rows
+    assert [c[0] for c in head] == ["entrant", "matches", "decisions", "ms p50", "ms p90", "ms max", "CPU s",
+                                    "CPU s max", "peak MB", "measured"]
+    assert [c[0] for c in rows[1]] == ["bob", "50", "901", "2.5", "12.25", "80", "0.023", "0.002", "12.5",
+                                       "approximate, process"]
+    assert [c[0] for c in rows[4]] == ["erin", "50", "950", "2", "3", "4", "-", "-", "-", "in-process"]
+    # none of either: no table, no link
+    text = (small[0] / "index.html").read_text()
+    assert "Penalties" not in text and "Resources" not in text and "#penalties" not in text
+
+
+def test_the_matches_are_grouped_by_game_with_every_row_in_the_page(many):
+    # scripting off: every match is there, in its game's table, in schedule order
+    out, records = many
+    text = (out / "index.html").read_text()
+    for game in ("maumau", "presidente"):
+        cells = Cells("matches", game)
+        cells.feed(text)
+        head, *rows = cells.rows
+        assert cells.tables == 1 and [c[0] for c in head] == ["#", "match", "seed", "result", "faults"]
+        assert [int(r[0][0]) for r in rows] == [r["index"] for r in records if r["game"] == game]
+    assert text.index('data-game="maumau"') < text.index('data-game="presidente"', text.index('id="matches"'))
+
+
+def shown(browser, game: str) -> list[int]:
+    """The schedule indexes of a game's match rows shown, in their order."""
+    return [int(i) for i in column(browser, f"document.querySelector('table.matches[data-game=\"{game}\"]')", 0)]
+
+
+def pager(browser, game: str, at: int = 0) -> str:
+    """A game's links to its pages: above its matches (`at` 0), below them (-1)."""
+    return (f"[...document.querySelector('table.matches[data-game=\"{game}\"]').closest('.group')"
+            f".querySelectorAll('nav.pages')].at({at})")
+
+
+@pytest.mark.parametrize("pixels", [390, 1400])
+def test_the_matches_are_paged(browser, many, pixels):
+    out, records = many
+    width(browser, pixels)
+    try:
+        browser.open(out / "index.html")
+        # the penalties' and resources' tables too: on a phone, their last column reachable
+        for table in ("table.penalties", "table.resources"):
+            assert browser.js(f"({REACHABLE})([...document.querySelector('{table}').tHead.rows[0].cells].at(-1))")
+        # a long name in a chart: cut short to its column on a phone ("…"), whole where there is room
+        names = browser.js("[...document.querySelectorAll('svg.chart text.name')].map(t => { const b = "
+                           "t.closest('svg').getBoundingClientRect(), r = t.getBoundingClientRect(); "
+                           "return [t.textContent, r.left >= b.left - 0.5, r.right <= b.right + 0.5]; })")
+        assert all(inside for _, inside, _ in names) and all(inside for _, _, inside in names), names
+        cut = [text for text, _, _ in names if text not in ("alice", "bob", "carol", "erin")]
+        assert cut and all(LONG.startswith(text[:-1]) and text.endswith("…") if pixels == 390 else text == LONG
+                           for text in cut), cut
+        if pixels == 390:  # turned sideways: whole again
+            width(browser, 1400)
+            until(browser, f"[...document.querySelectorAll('svg.chart text.name')].some(t => t.textContent === "
+                           f"{json.dumps(LONG)})", "a name cut short on a phone stays cut on a wide screen")
+            width(browser, pixels)
+            until(browser, "[...document.querySelectorAll('svg.chart text.name')].some(t => t.textContent.endsWith('…'))",
+                  "not cut again")
+        browser.js("document.getElementById('penalties').scrollIntoView()")
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.screenshot(ARTIFACTS / f"index-costs-{pixels}.png")
+        mau = [r["index"] for r in records if r["game"] == "maumau"]
+        pres = [r["index"] for r in records if r["game"] == "presidente"]
+        assert (len(mau), len(pres)) == (130, 60)
+        assert shown(browser, "maumau") == mau[:50] and shown(browser, "presidente") == pres[:50]
+        assert browser.js(f"{pager(browser, 'maumau')}.textContent").endswith("page 1 of 3")
+        button = f"[...{pager(browser, 'maumau')}.querySelectorAll('button')].find(b => b.textContent === %s)"
+        click(browser, button % "'2'")  # a real click on page 2: the next 50
+        assert shown(browser, "maumau") == mau[50:100] and shown(browser, "presidente") == pres[:50]
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.screenshot(ARTIFACTS / f"index-pages-{pixels}.png")
+        below = f"[...{pager(browser, 'maumau', -1)}.querySelectorAll('button')].find(b => b.textContent === %s)"
+        click(browser, below % "'\u203a'")  # the page after, below the list: the last 30
+        assert browser.js("document.querySelector('table.matches').getBoundingClientRect().top > 0")  # back up
+        assert shown(browser, "maumau") == mau[100:]
+        assert browser.js(f"{pager(browser, 'maumau')}.textContent").endswith("page 3 of 3")
+        assert browser.js("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), pixels
+        # an entrant picked: its matches only, paged again from the first
+        browser.js("{ const who = document.getElementById('who'); who.value = 'alice'; "
+                   "who.dispatchEvent(new Event('change')); }")
+        theirs = [r["index"] for r in records if r["game"] == "maumau" and "alice" in r["seats"]]
+        assert len(theirs) > 50 and shown(browser, "maumau") == theirs[:50]
+        pages = -(-len(theirs) // 50)
+        assert browser.js(f"{pager(browser, 'maumau')}.textContent").endswith(f"page 1 of {pages}")
+        every = sum("alice" in r["seats"] for r in records)
+        assert browser.js("document.getElementById('count-matches').textContent") == f"{every} of {len(records)} shown"
+        click(browser, button % f"'{pages}'")
+        assert shown(browser, "maumau") == theirs[(pages - 1) * 50:]
+        # sorted: the first page of the new order
+        click(browser, "document.querySelector('table.matches[data-game=\"maumau\"]').tHead.rows[0].cells[0]")
+        click(browser, "document.querySelector('table.matches[data-game=\"maumau\"]').tHead.rows[0].cells[0]")
+        assert shown(browser, "maumau") == theirs[::-1][:50]
+        browser.js("{ const who = document.getElementById('who'); who.value = ''; who.dispatchEvent(new Event('change')); }")
+    finally:
+        width(browser, 1400)

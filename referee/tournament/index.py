@@ -1,8 +1,9 @@
 """`write_index(out_dir)`: a tournament's index.html, the page its organiser and bot authors
 browse: the standings (overall and per game), each with its ratings and their intervals drawn as a
-chart; each game's head-to-head as a coloured matrix; the fault table; and every match with its
-result by name, linked to its viewer page (written beside its replay by
-`referee.replay.html.write_viewer`) and to its replay.
+chart; each game's head-to-head as a coloured matrix; the fault table; each entrant's penalties and
+resources, when the standings have them; and every match, in a table per game, with its result by
+name, linked to its viewer page (written beside its replay by `referee.replay.html.write_viewer`)
+and to its replay.
 
 Why a chart: people compare intervals by eye, not by reading two columns of numbers; why a
 matrix: a row of green says at a glance whom an entrant beats.
@@ -10,10 +11,12 @@ matrix: a row of green says at a glance whom an entrant beats.
 The page is static HTML first: with scripting off every table, chart and link is there. A small
 inline script adds sorting (a click on a column's head), a text filter over the standings, the
 faults and the matches, and an entrant's own match list (a click on its name, or `#entrant=NAME`
-in the address: its matches only, its place in each marked, its finishes counted). Nothing is
-loaded from the network, so the page works from file:// as it was written. A match is one
-compact row (about 500 bytes: 4.9 MB at 10,000 matches of four seats, 270 KB gzipped), so the
-page stays usable at that size.
+in the address: its matches only, its place in each marked, its finishes counted), and shows
+each game's matches 50 at a time with links to the pages. Nothing is loaded from the network,
+so the page works from file:// as it was written. A match is one compact row (about 500 bytes:
+4.9 MB at 10,000 matches of four seats, 270 KB gzipped), and only a page of them is laid out,
+so the page stays usable at that size. It is made for a phone too: no table or chart wider
+than the screen (each table scrolls in its own box; the chart is drawn to the width it has).
 """
 
 from __future__ import annotations
@@ -94,7 +97,6 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     linked to its page only if one is up to date (`[output] viewers = false`). `read`: what the
     caller's own pass over the journal kept for the page (`JournalRows`), else it is read here."""
     from referee.tournament import standings as st
-    from referee.tournament.reporting import fault_rows
     from referee.plugins import load_registry
 
     out = Path(out_dir)
@@ -112,9 +114,8 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     sections, nav = [], []
     if matches:
         # as the terminal and standings.json count them (sprt.counted), streamed again
-        if standings is None or "faults" not in standings:
-            standings = dict(standings if standings is not None else st.compute_journal(journal))
-            standings["faults"] = fault_rows(st.counted_journal(journal))
+        if standings is None or "faults" not in standings or "penalties" not in standings:
+            standings = _with_conduct(journal, standings)
         if "sprt" not in standings:
             standings = {**standings, "sprt": st.sprt_outcomes(journal)}
         table = st.as_dict(standings, name)
@@ -147,6 +148,10 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
         if faults:
             sections.append(faults)
             nav.append(("faults", "faults"))
+        for target, text, section in _costs_html(table.get("penalties"), table.get("resources",
+                                                                                   standings.get("resources"))):
+            sections.append(section)
+            nav.append((target, text))
     sections.append(_matches_html(rows, _notes(registry, {m.game for m in matches})))
     nav.append(("matches", "matches"))
     entrants = sorted(entrants)
@@ -160,6 +165,27 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
     return index
 
 
+
+
+def _with_conduct(journal: Path, standings: dict[str, Any] | None) -> dict[str, Any]:
+    """The standings (computed from the journal when None) with the fault and penalty rows the
+    terminal and standings.json have (`reporting.fault_rows`, `penalty_rows`) where they lack
+    them: of the counted matches (sprt.counted), in one more streamed pass."""
+    from referee.tournament import standings as st
+    from referee.tournament.reporting import fault_rows, penalty_rows
+
+    standings = dict(standings if standings is not None else st.compute_journal(journal))
+    faulty, penalised = [], []  # of the records with a fault, with a penalty: what the rows read
+    for rec in st.counted_journal(journal):
+        if rec.get("fault_log"):
+            faulty.append({k: rec.get(k) for k in ("index", "key", "seats", "replay", "fault_log")})
+        if rec.get("penalties"):
+            penalised.append({"seats": rec["seats"], "penalties": rec["penalties"]})
+    if "faults" not in standings:
+        standings["faults"] = fault_rows(faulty)
+    if "penalties" not in standings:
+        standings["penalties"] = penalty_rows(penalised)
+    return standings
 
 
 def _header(name: str, out: Path, matches: int, nav: list[tuple[str, str]]) -> str:
@@ -221,8 +247,8 @@ def _standings_html(number: int, scope: str, rows: list[dict[str, Any]], sets: d
     if few and few.get(scope):
         points += f'<p class="note few">{html.escape(few[scope])}</p>'
     return (f'<section id="standings-{number}"><h2>{html.escape(title)}</h2>'
-            f'<table class="standings sortable filter" data-game="{_attr(scope)}" data-chart="{chart}">'
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{points}"
+            f'<div class="scroll"><table class="standings sortable filter" data-game="{_attr(scope)}" '
+            f'data-chart="{chart}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{points}'
             f"<figure>{_chart(chart, rows)}<figcaption>{html.escape(_chart_caption(scope, rows, sets, number == 0))}"
             f"</figcaption></figure>{_rank_order_html(scope, rows, order)}</section>")
 
@@ -240,12 +266,20 @@ def _rank_order_html(game: str, rows: list[dict[str, Any]], order: dict[str, dic
     caption = (f"How often each entrant rated above each other one of {game} over the bootstrap resamples of the "
                "duplicate sets; P(best) in the table above: how often it rated best of all (the P(best) column "
                "sums to 1).")
-    return (f'<table class="matrix rank-order"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return (f'<div class="scroll"><table class="matrix rank-order"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
+            '</table></div>'
             f'<p class="note">{html.escape(caption)}</p>')
 
 
-#: the chart's geometry (SVG user units, one per CSS pixel at full width)
+#: the chart's geometry: across, in SVG user units of a 760-pixel chart, drawn as percentages of the
+#: chart's width (so that a narrow chart is not shrunk, its words stay their size: a phone reads
+#: them); down, in pixels
 _WIDTH, _LABELS, _VALUES, _ROW, _TOP, _PAD = 760, 170, 150, 22, 26, 6
+
+
+def _pc(units: float) -> str:
+    """A position across the chart (in units of the 760-wide chart) as a percentage of its width."""
+    return f"{units * 100 / _WIDTH:.4f}".rstrip("0").rstrip(".") + "%"
 
 
 def _ticks(low: float, high: float) -> list[float]:
@@ -270,17 +304,18 @@ def _chart(chart_id: str, rows: list[dict[str, Any]]) -> str:
     span = _WIDTH - _LABELS - _VALUES
 
     def x(value: float) -> float:
-        return round(_LABELS + (value - low) / (high - low) * span, 2)
+        return _LABELS + (value - low) / (high - low) * span
 
     height = _TOP + _ROW * len(rows) + _PAD
-    parts = [f'<svg id="{chart_id}" class="chart" width="{_WIDTH}" height="{height}" viewBox="0 0 {_WIDTH} {height}" '
+    parts = [f'<svg id="{chart_id}" class="chart" width="100%" height="{height}" '
              f'data-top="{_TOP}" data-step="{_ROW}" data-pad="{_PAD}" role="img" '
              'aria-label="each entrant\'s rating (dot) and 95% interval (bar)">',
-             f'<text x="{_LABELS - 34}" y="{_TOP - 10}" text-anchor="end" class="axis">rating</text>']
-    for tick in ticks:
+             f'<text x="{_pc(_LABELS - 34)}" y="{_TOP - 10}" text-anchor="end" class="axis">rating</text>']
+    for n, tick in enumerate(ticks):
         cls = "zero" if tick == 0 else "grid"
-        parts.append(f'<line class="{cls}" x1="{x(tick)}" x2="{x(tick)}" y1="{_TOP - 6}" y2="100000"/>'
-                     f'<text class="tick" x="{x(tick)}" y="{_TOP - 10}" text-anchor="middle">{tick:g}</text>')
+        odd = " odd" if n % 2 else ""  # on a narrow chart every other tick's number only (CSS)
+        parts.append(f'<line class="{cls}" x1="{_pc(x(tick))}" x2="{_pc(x(tick))}" y1="{_TOP - 6}" y2="100000"/>'
+                     f'<text class="tick{odd}" x="{_pc(x(tick))}" y="{_TOP - 10}" text-anchor="middle">{tick:g}</text>')
     for i, r in enumerate(rows):
         rating, lo, hi = r.get("rating"), r.get("low"), r.get("high")
         name = str(r["entrant"])
@@ -292,15 +327,19 @@ def _chart(chart_id: str, rows: list[dict[str, Any]]) -> str:
                 else f"{_fixed(rating, 1)} (no interval)" if rated else "no rating")
         parts.append(f'<g class="row" data-e="{_attr(name)}" transform="translate(0,{_TOP + i * _ROW})">'
                      f"<title>{html.escape(f'{name}: rating {said}')}</title>"
-                     f'<rect class="band" x="0" y="0" width="{_WIDTH}" height="{_ROW}"/>'
-                     f'<text class="name" x="{_LABELS - 10}" y="{middle + 4}" text-anchor="end">'
+                     f'<rect class="band" x="0" y="0" width="100%" height="{_ROW}"/>'
+                     f'<text class="name" x="{_pc(_LABELS - 10)}" y="{middle + 4}" text-anchor="end">'
                      f"{html.escape(shown)}</text>")
         if interval:
-            parts.append(f'<rect class="ci" x="{x(lo)}" y="{middle - 4}" width="{round(x(hi) - x(lo), 2)}" height="8" '
-                         'rx="3"/>')
+            parts.append(f'<rect class="ci" x="{_pc(x(lo))}" y="{middle - 4}" width="{_pc(x(hi) - x(lo))}" '
+                         'height="8" rx="3"/>')
         if rated:
-            parts.append(f'<circle class="pt" cx="{x(rating)}" cy="{middle}" r="4.5"/>')
-        parts.append(f'<text class="value" x="{_WIDTH - _VALUES + 12}" y="{middle + 4}">{html.escape(said)}</text></g>')
+            parts.append(f'<circle class="pt" cx="{_pc(x(rating))}" cy="{middle}" r="4.5"/>')
+        # the rating and its interval; on a narrow chart the rating alone (CSS): the table has the interval
+        short = _fixed(rating, 1) if rated else "-"
+        parts.append(f'<text class="value" x="{_pc(_WIDTH - _VALUES + 12)}" y="{middle + 4}">{html.escape(said)}</text>'
+                     f'<text class="value short" x="{_pc(_WIDTH - _VALUES + 12)}" y="{middle + 4}">'
+                     f"{html.escape(short)}</text></g>")
     return "".join(parts) + "</svg>"
 
 
@@ -409,10 +448,12 @@ def _matrix_html(number: int, game: str, pairs: list[dict[str, Any]], order: lis
                "seatings share a deal, so the set is the unit; above 0.95, the row's entrant is very likely the "
                "stronger).") + (f" {few}" if few else "")
     return (f'<section id="h2h-{number}"><h2>{html.escape(f"Head to head: {game}")}</h2>'
-            f'<table class="matrix"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+            f'<div class="scroll"><table class="matrix"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
+            "</table></div>"
             f'<p class="note">{html.escape(caption)}</p>'
             "<details><summary>every pair's numbers</summary>"
-            f'<table class="pairs sortable"><thead><tr>{detail_head}</tr></thead><tbody>{detail}</tbody></table>'
+            f'<div class="scroll"><table class="pairs sortable"><thead><tr>{detail_head}</tr></thead><tbody>{detail}'
+            "</tbody></table></div>"
             "</details></section>")
 
 
@@ -438,22 +479,34 @@ def _sprt_html(tests: list[dict[str, Any]]) -> str:
                 ("LOS", "-" if t["los"] is None else f"{t['los']:.3f}")]
         body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
         title = f"SPRT: games[{t['game_index']}] {t['game']}, focus {t['focus']}"
-        blocks.append(f'<h3>{html.escape(title)}</h3><table class="sprt">{body}</table>')
+        blocks.append(f'<h3>{html.escape(title)}</h3><div class="scroll"><table class="sprt">{body}</table></div>')
     note = (f"A gauntlet's sequential test of its focus against the field: H1 accepted when the LLR reaches "
             f"the upper bound, H0 at the lower one, never before {MIN_SETS} duplicate sets.")
     return f'<section id="sprt"><h2>SPRT</h2>{"".join(blocks)}<p class="muted">{note}</p></section>'
 
 
-def _matches_html(rows: list[str], notes: list[str]) -> str:
+def _matches_html(rows: list[tuple[str, str]], notes: list[str]) -> str:
+    """The match list: a table per game (by name), each match a row in schedule order; the script
+    shows a table 50 rows at a time, with links to its pages (`PAGE` in index.js)."""
     points = f" Points: {'; '.join(notes)}." if notes else ""
     note = (f"Each match's result in finishing order: rank, entrant, points.{points} A click on an entrant's "
             "name shows its matches only.")
+    groups: dict[str, list[str]] = {}
+    for game, row in rows:
+        groups.setdefault(game, []).append(row)
+    def pages(game: str) -> str:  # filled by the script
+        return f'<nav class="pages" hidden aria-label="{_attr(game)}: pages of matches"></nav>'
+
+    tables = "".join(
+        f'<div class="group" id="matches-{n}"><h3>{html.escape(game)} <span class="muted" id="count-matches-{n}">'
+        f'</span></h3>{pages(game)}<div class="scroll"><table class="matches sortable filter paged" '
+        f'data-game="{_attr(game)}" data-count="count-matches-{n}"><thead><tr><th>#</th>'
+        '<th class="l" title="its viewer page, and its replay">match</th><th>seed</th>'
+        '<th class="l n">result</th><th title="the match\'s faults">faults</th></tr>'
+        f'</thead><tbody>{"".join(body)}</tbody></table></div>{pages(game)}</div>'
+        for n, (game, body) in enumerate(sorted(groups.items())))
     return ('<section id="matches"><h2>Matches <span class="muted" id="count-matches"></span></h2>'
-            f'<p class="note">{html.escape(note)}</p>'
-            '<table class="matches sortable filter" data-count="count-matches"><thead><tr><th>#</th>'
-            '<th class="l" title="its viewer page, and its replay">match</th><th class="l">game</th><th>seed</th>'
-            '<th class="l n">result</th><th title="the match\'s faults">faults</th></tr>'
-            f'</thead><tbody>{"".join(rows)}</tbody></table></section>')
+            f'<p class="note">{html.escape(note)}</p>{tables}</section>')
 
 
 def _result(rec: dict[str, Any]) -> str:
@@ -507,8 +560,8 @@ class _Match:
 
 def _match_rows(out: Path, matches: list[_Match], registry: Any,
                 progress: Callable[[int, int], None] | None, jobs: int,
-                write: bool = True) -> tuple[list[str], dict[str, str]]:
-    """The index's row of each match, writing its viewer page when missing or older than its
+                write: bool = True) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """The index's row of each match with its game, writing its viewer page when missing or older than its
     replay (`_write_pages`; not with `write` false: then such a match links its replay only);
     and the viewer page of each match that has one (by match key, relative to `out`)."""
     matches = sorted(matches, key=lambda m: m.index or 0)
@@ -523,7 +576,7 @@ def _match_rows(out: Path, matches: list[_Match], registry: Any,
                 stale.append((m.key, replay_path, page))
     failed = _write_pages(out, stale, registry, progress, jobs) if write else {}
     unwritten = set() if write else {key for key, _, _ in stale}
-    rows: list[str] = []
+    rows: list[tuple[str, str]] = []  # (game, row)
     viewers: dict[str, str] = {}
     for m in matches:
         key = m.key
@@ -541,8 +594,8 @@ def _match_rows(out: Path, matches: list[_Match], registry: Any,
             match += ' <span class="muted">(replay missing)</span>'
         seed = "" if m.seed is None else html.escape(_number(m.seed))
         faults = f'<td class="bad">{_number(m.faults)}</td>' if m.faults else "<td></td>"
-        rows.append(f"<tr><td>{_number(m.index)}</td><td>{match}</td><td>{html.escape(m.game)}</td>"
-                    f"<td>{seed}</td><td>{m.result}</td>{faults}</tr>")
+        rows.append((m.game, f"<tr><td>{_number(m.index)}</td><td>{match}</td><td>{seed}</td><td>{m.result}</td>"
+                             f"{faults}</tr>"))
     return rows, viewers
 
 
@@ -636,8 +689,64 @@ def _faults_html(faults: list[dict[str, Any]], out: Path, viewers: dict[str, str
         + '<td class="l">' + ", ".join(link(viewers.get(str(m)), str(m)) for m in r.get("first_matches") or [])
         + '</td><td class="l">' + ", ".join(link(log if _inside(out, log) else None, log) for log in logs(r))
         + "</td>" + _cell(example(r), "l wrap") + "</tr>" for r in faults)
-    return (f'<section id="faults"><h2>Faults</h2><table class="faults sortable filter"><thead>{head}</thead>'
-            f"<tbody>{body}</tbody></table></section>")
+    return (f'<section id="faults"><h2>Faults</h2><div class="scroll"><table class="faults sortable filter"><thead>'
+            f"{head}</thead><tbody>{body}</tbody></table></div></section>")
+
+
+#: the heads of the resources table, by standings.json's names (others: as they are named)
+_RESOURCE_HEADS = {"ms_p50": "ms p50", "ms_p90": "ms p90", "ms_max": "ms max", "cpu_s": "CPU s",
+                   "cpu_s_max": "CPU s max", "peak_mb": "peak MB"}
+
+
+def _records(rows: Any) -> list[dict[str, Any]]:
+    """Standings rows as dicts: a list of dicts (or of records with `record()`), or a dict of
+    dicts by entrant; nothing else (an unknown shape shows no table rather than a wrong one)."""
+    if isinstance(rows, dict):
+        rows = [{"entrant": name, **value} for name, value in rows.items() if isinstance(value, dict)]
+    if not isinstance(rows, list):
+        return []
+    rows = [r.record() if hasattr(r, "record") else r for r in rows]
+    return [r for r in rows if isinstance(r, dict) and "entrant" in r]
+
+
+def _costs_html(penalties: Any, resources: Any) -> list[tuple[str, str, str]]:
+    """The penalties table and the resources table, each (its id, its link's text, its section),
+    when the standings have rows for it: what each entrant lost to the rules' penalties, and
+    what its decisions took."""
+    import json
+
+    def value(v: Any) -> str:
+        text = ("-" if v is None or v == [] else f"{round(v, 3):g}" if isinstance(v, float)
+                else ", ".join(map(str, v)) if isinstance(v, list) and all(isinstance(x, str) for x in v)
+                else json.dumps(v) if isinstance(v, (dict, list)) else str(v))
+        return html.escape(text)
+
+    def table(cls: str, rows: list[dict[str, Any]], heads: dict[str, str]) -> str:
+        keys = ["entrant"] + list(dict.fromkeys(k for r in rows for k in r if k != "entrant"))
+        left = {k for k in keys if all(not isinstance(r.get(k), (int, float)) or isinstance(r.get(k), bool)
+                                       for r in rows)}
+        head = "".join(f'<th class="{"l" if k in left else ""}">{html.escape(heads.get(k, k))}</th>' for k in keys)
+        body = "".join(f'<tr data-e="{_attr(r["entrant"])}">' + "".join(
+            f'<td class="{"l" if k in left else ""}">{value(r.get(k))}</td>' for k in keys) + "</tr>" for r in rows)
+        return (f'<div class="scroll"><table class="{cls} sortable filter"><thead><tr>{head}</tr></thead>'
+                f"<tbody>{body}</tbody></table></div>")
+
+    out = []
+    rows = _records(penalties)
+    if rows:
+        note = ("What each entrant lost to the game's penalties for a seat's conduct (not faults: the move was "
+                "played), by reason and ruling: how many times, in how many matches.")
+        out.append(("penalties", "penalties", f'<section id="penalties"><h2>Penalties</h2>'
+                    f'{table("penalties", rows, {})}<p class="note">{html.escape(note)}</p></section>'))
+    rows = _records(resources)
+    if rows:
+        note = ("Each entrant's decisions: how many, their time in milliseconds (median, 90th percentile, longest), "
+                "its CPU seconds (in all; max: in its costliest match) and peak memory, and how they were measured: "
+                "cgroup (the sandbox's own account), process, approximate (a bot process kept between matches: its "
+                "figures cover more than its matches), in-process (a built-in strategy). '-': not measured.")
+        out.append(("resources", "resources", f'<section id="resources"><h2>Resources</h2>'
+                    f'{table("resources", rows, _RESOURCE_HEADS)}<p class="note">{html.escape(note)}</p></section>'))
+    return out
 
 
 def _inside(out: Path, rel: str) -> bool:
