@@ -179,6 +179,12 @@ def test_a_refused_resume_names_what_changed(tmp_path, after, top_after, said):
     assert _refusal(tmp_path, BASE, after, top_after=top_after) == said
 
 
+def test_a_refused_resume_names_a_changed_focus(tmp_path):
+    gauntlet = BASE.replace('players = 2', 'players = 2\nschedule = "gauntlet"\nfocus = "bob"')
+    assert (_refusal(tmp_path, gauntlet, gauntlet.replace('"bob"\n', '"cid"\n'))
+            == 'games[0].focus changed ("bob" then, "cid" now)')
+
+
 def test_a_refused_resume_names_a_changed_seed_or_a_removed_entry(tmp_path):
     two = BASE + '[[games]]\ngame = "maumau"\nplayers = 3\nseeds = 1\n'
     assert _refusal(tmp_path, two, BASE) == "games[1] (maumau) was removed"
