@@ -112,8 +112,8 @@ class _Context(multiprocessing.context.ForkServerContext):
     def Semaphore(self, value: int = 1) -> PipeSemaphore:  # noqa: N802
         return PipeSemaphore(value)
 
-    def BoundedSemaphore(self, value: int = 1) -> PipeSemaphore:  # noqa: N802 (a queue never releases more than it took)
-        return PipeSemaphore(value)
+    def BoundedSemaphore(self, value: int = 1) -> PipeSemaphore:  # noqa: N802
+        return PipeSemaphore(value)  # unchecked: a queue never releases more than it took
 
 
 _CONTEXT = _Context()

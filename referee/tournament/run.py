@@ -286,11 +286,10 @@ def _schedule_changed(old: dict[str, Any], new: dict[str, Any]) -> str | None:
 def _entrants_changed(entry: str, then: list[Any], now: list[Any]) -> str:
     """How a game entry's entrants changed: one added or removed, or their order."""
     added, removed = [e for e in now if e not in then], [e for e in then if e not in now]
-    if added:
-        return f"entrant {added[0]!r} was added to {entry}" + (f" (and {len(added) - 1} more)" if len(added) > 1 else "")
-    if removed:
-        return (f"entrant {removed[0]!r} was removed from {entry}"
-                + (f" (and {len(removed) - 1} more)" if len(removed) > 1 else ""))
+    for names, done in ((added, "added to"), (removed, "removed from")):
+        if names:
+            more = f" (and {len(names) - 1} more)" if len(names) > 1 else ""
+            return f"entrant {names[0]!r} was {done} {entry}{more}"
     return f"the entrants of {entry} were reordered ({_shown(then)} then, {_shown(now)} now)"
 
 
