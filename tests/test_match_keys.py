@@ -84,6 +84,8 @@ def test_entry_labels_are_file_safe_and_differ_whatever_the_case():
     assert read("Maumau-games1-t3-seed04-seating0") == (1, 3, 4, 0)
     assert read("maumau-t3-seed04-seating0") is None and read("maumau.g0.t0.s0.r0") is None
     assert schedule.key_reader(None)("maumau.g1.t2.s3.r4") == (1, 2, 3, 4)
+    eleven = schedule.entry_labels(["maumau"] * 11)
+    assert eleven[2] == "maumau-games02" and sorted(eleven) == eleven
 
 
 def test_the_id_a_bot_is_sent_is_not_the_key(tmp_path):

@@ -91,11 +91,12 @@ KEY_FIELDS = ("t", "seed", "seating")
 def entry_labels(games: Sequence[str]) -> list[str]:
     """Each game entry's part of its match keys: its game's name, safe in a file name on every
     OS and in a URL (any character but an ASCII letter, digit or _ becomes _), followed by
-    `-games<g>` (its index in the file's [[games]], from 0) when another entry's reads the
-    same, letter case aside (file systems that ignore case would mix their files up)."""
+    `-games<g>` (its index in the file's [[games]], from 0, zero-padded) when another entry's
+    reads the same, letter case aside (file systems that ignore case would mix their files up)."""
     names = [re.sub(r"[^A-Za-z0-9_]", "_", game)[:64] or "game" for game in games]
     count = Counter(name.casefold() for name in names)
-    return [f"{name}-games{g}" if count[name.casefold()] > 1 else name for g, name in enumerate(names)]
+    width = len(str(len(names) - 1))  # padded as the other numbers, so the entries sort too
+    return [f"{name}-games{g:0{width}d}" if count[name.casefold()] > 1 else name for g, name in enumerate(names)]
 
 
 def match_key(label: str, numbers: tuple[int, int, int], widths: tuple[int, int, int]) -> str:
