@@ -12,7 +12,7 @@ however that process ended. So nothing is left to track, unlink or warn of.
 
 A semaphore (`PipeSemaphore`) is a pipe holding one byte per unit of its value: acquire takes a
 byte, release puts one back. The read end is non-blocking, and shared by every process holding
-it: a process that loses the race for a byte waits (select) for the next rather than block for
+it: a process that loses the race for a byte waits (poll) for the next rather than block for
 ever on a read. Passed to a worker as a Process argument (as multiprocessing passes a Connection:
 its file descriptors go with the spawn), never pickled otherwise.
 """
@@ -64,7 +64,9 @@ class PipeSemaphore:
             left = None if deadline is None else deadline - time.monotonic()
             if not block or (left is not None and left <= 0):
                 return False
-            select.select([self._read], [], [], left)
+            waiting = select.poll()  # not select(): no limit on the descriptor's number
+            waiting.register(self._read, select.POLLIN)
+            waiting.poll(None if left is None else left * 1000)
 
     def release(self) -> None:
         """Give one unit back."""
