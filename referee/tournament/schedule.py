@@ -74,7 +74,7 @@ def matches(seed: int, games: Sequence[GameEntry], dotted: bool = False) -> list
             cells = ((t, s) for t in range(len(arranged)) for s in range(len(seeds)))
         else:
             cells = ((t, s) for s in range(len(seeds)) for t in range(len(arranged)))
-        widths = tuple(len(str(n - 1)) for n in (len(arranged), len(seeds), len(orders)))
+        widths = (len(str(len(arranged) - 1)), len(str(len(seeds) - 1)), len(str(len(orders) - 1)))
         for t_index, s_index in cells:
             for r, seats in enumerate(arranged[t_index]):
                 key = (f"{entry.game}.g{g_index}.t{t_index}.s{s_index}.r{r}" if dotted
