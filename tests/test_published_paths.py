@@ -44,4 +44,4 @@ def test_published_files_hold_no_absolute_path(tmp_path: Path):
     t.write_text(FILE.format(python=sys.executable, seeds=2))
     proc = subprocess.run([*REFEREE, "tournament", str(t), "--out", str(tmp_path / "out"), "--resume"],
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    assert proc.returncode == 2 and "the schedule changed" in proc.stderr and "matches then" in proc.stderr
+    assert proc.returncode == 2 and "games[0].seeds changed (1 then, 2 now)" in proc.stderr, proc.stderr

@@ -254,9 +254,9 @@ def test_an_sprt_entry_is_scheduled_seed_by_seed(tmp_path):
     keys = [m.key for m in config.matches()]
     # 3 tables (the focus with every 2 of 3 others), each seed's 3 x 6 matches together
     assert len(keys) == 3 * 200 * 6
-    assert [k.split(".")[3] for k in keys[:18]] == ["s0"] * 18
-    assert {k.split(".")[2] for k in keys[:18]} == {"t0", "t1", "t2"}
-    assert keys[18].split(".")[2:4] == ["t0", "s1"]
+    assert [k.split("-")[2] for k in keys[:18]] == ["seed000"] * 18
+    assert {k.split("-")[1] for k in keys[:18]} == {"t0", "t1", "t2"}
+    assert keys[18].split("-")[1:3] == ["t0", "seed001"]
     assert config.spans() == [range(0, 3600)]
 
 
@@ -268,7 +268,7 @@ def test_spans_are_each_game_entry_s_schedule_indices(tmp_path):
     spans = config.spans()
     assert [len(span) for span in spans] == [1200, 3 * 3, 1 * 2 * 3] and spans[-1].stop == len(matches)
     for g, span in enumerate(spans):
-        assert {m.key.split(".")[1] for m in matches[span.start:span.stop]} == {f"g{g}"}
+        assert {m.key.split("-")[1] for m in matches[span.start:span.stop]} == {f"games{g}"}
 
 
 # -- the file --------------------------------------------------------------------------------

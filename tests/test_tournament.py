@@ -552,6 +552,54 @@ def test_workers_end_with_a_killed_driver(tmp_path):
     assert left == {}, "processes outlived their killed driver"
 
 
+def test_a_killed_driver_leaves_no_named_semaphore_and_no_warning(tmp_path):
+    """SIGKILL of the driver: no "leaked semaphore objects" warning from multiprocessing's
+    resource tracker (issue 29), as no process of the run holds a named POSIX semaphore (the
+    pool's locks are pipes: referee/tournament/pipesync.py), so none can be left in /dev/shm."""
+    bot, path = bot_against_random(tmp_path, "semaphore_marker_slow", SLOW_BOT)
+    run = f"{os.getpid()}-{time.monotonic_ns()}"
+    err = tmp_path / "stderr"
+    with open(err, "wb") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "referee", "tournament", str(path), "--out",
+                                 str(tmp_path / "o")], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr,
+                                start_new_session=True, env={**os.environ, RUN_VAR: run})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(running(bot.name)) < 2:
+        time.sleep(0.005)
+    assert len(running(bot.name)) == 2, "the bots never started"
+    named = {}
+    for pid in started_by(run):
+        try:
+            # glibc maps a semaphore it made as sem.XXXXXX (deleted), a link it made under the name
+            named[pid] = [line for line in Path(f"/proc/{pid}/maps").read_text().splitlines() if "/dev/shm/sem." in line]
+        except OSError:
+            pass  # ended meanwhile
+    os.kill(proc.pid, signal.SIGKILL)  # the driver only: the tracker, if any, outlives it
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and started_by(run):  # the tracker writes its warning, then ends
+        time.sleep(0.05)
+    for pid in started_by(run):
+        os.kill(pid, signal.SIGKILL)
+    assert proc.pid in named and not any(named.values()), named
+    text = err.read_text()
+    assert "leaked semaphore" not in text and "resource_tracker" not in text, text
+
+
+def test_pipe_semaphores_count_and_time_out():
+    from referee.tournament.pipesync import PipeSemaphore
+
+    sem = PipeSemaphore(2)
+    assert sem._semlock._get_value() == 2 and sem.acquire() and sem.acquire(False)
+    assert sem._semlock._is_zero() and not sem.acquire(False)
+    start = time.monotonic()
+    assert not sem.acquire(True, 0.05) and time.monotonic() - start >= 0.05
+    sem.release()
+    with sem:
+        assert sem._semlock._get_value() == 0
+    assert sem._semlock._get_value() == 1
+
+
 def test_an_output_directory_in_use_is_refused(tmp_path):
     """A second run on an output directory another run holds stops at once: one line, exit 2."""
     from referee.tournament.run import claim

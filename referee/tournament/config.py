@@ -111,9 +111,10 @@ class TournamentConfig:
             out[entry.game] = max(out.get(entry.game, 0), entry.min_sets)
         return out if any(n != DEFAULT_MIN_SETS for n in out.values()) else {}
 
-    def matches(self) -> list[MatchSpec]:
-        """Every match of the tournament, in schedule order (`schedule.matches`)."""
-        return schedule.matches(self.seed, self.games)
+    def matches(self, dotted: bool = False) -> list[MatchSpec]:
+        """Every match of the tournament, in schedule order (`schedule.matches`; `dotted`: with
+        the keys of before issue 29, for a journal written with those)."""
+        return schedule.matches(self.seed, self.games, dotted)
 
     def play_order(self, matches: list[MatchSpec]) -> list[MatchSpec]:
         """`matches` (this tournament's `matches()`) in the order a run starts them (`schedule.play_order`)."""

@@ -3,7 +3,8 @@
 The tournament driver (referee/tournament/run.py) hands one task per match to a `Backend`, which wraps
 a `concurrent.futures.Executor` and tells the driver what it needs to know about where tasks run:
 
-- `local`: the default worker processes, a `ProcessPoolExecutor` (forkserver) whose initializer
+- `local`: the default worker processes, a `ProcessPoolExecutor` (forkserver, with pipes for its
+  locks: referee/tournament/pipesync.py) whose initializer
   loads the plugins once per worker. Workers share the driver's file system: they write the
   replays into the output directory themselves. A worker killed outright breaks the whole pool
   (every task in it fails with `BrokenProcessPool`): `broken` says so, `restart` starts a new one.
@@ -26,7 +27,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import math
-import multiprocessing
 import os
 import signal
 import threading
@@ -38,6 +38,7 @@ from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from referee.errors import RefereeError, UsageError
+from referee.tournament import pipesync
 
 EXECUTORS = ("local", "dask")
 RETRIES = 3  # a match whose task raised is run again, at most this many times
@@ -132,7 +133,7 @@ class LocalBackend(Backend):
     def __init__(self, workers: int, initializer: Callable[..., None] | None = None,
                  initargs: tuple[Any, ...] = ()) -> None:
         _check_socket_dir()
-        ctx = multiprocessing.get_context("forkserver")
+        ctx = pipesync.context()  # forkserver, with no named semaphore to leak (pipesync.py)
 
         def pool() -> cf.ProcessPoolExecutor:
             return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=initializer,

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import itertools
+import json
 import os
 import shlex
 import time
@@ -49,7 +50,7 @@ from typing import Any, NamedTuple
 import referee.sealing as sealing
 import referee.signing as signing
 
-from referee.tournament import executors, sprt
+from referee.tournament import executors, schedule, sprt
 
 from referee.bots import sandbox
 from referee.errors import DiskFull, RefereeError, RefereeFailure, UsageError, full_disk
@@ -100,7 +101,17 @@ def prepare(config: TournamentConfig, resume: bool,
     id is in the journal's head: a run resumes only with the key that signed the journal."""
     from referee.tournament.standings import iter_journal
 
-    matches = config.matches()
+    journal = config.out / JOURNAL
+    if journal.exists() and journal.stat().st_size > 0:
+        if not resume:
+            raise UsageError(f"{journal} already holds results: add --resume to continue that run, "
+                             "or choose another --out")
+        _repair(journal)
+    # a journal whose head has no "schedule" was written before issue 29, with the keys of then
+    # (its fingerprint covers them): it goes on with those
+    old_head = _first_head(journal)
+    dotted = old_head is not None and "schedule" not in old_head
+    matches = config.matches(dotted)
     key = sealing.for_directory(config.out)
     signer = signer or signing.for_directory(config.out)
     # the tournament file by its name, entrants' folders relative to it: the journal is published
@@ -108,6 +119,8 @@ def prepare(config: TournamentConfig, resume: bool,
     head = {"type": "tournament", "name": config.name, "file": config.path.name,
             "matches": len(matches), "fingerprint": fingerprint(matches), "setup": setup(config, key),
             "sign_key": signer.id}
+    if not dotted:
+        head["schedule"] = schedule.describe(config.seed, config.games)
     tests = sprt.heads(config)
     if tests:  # only then: a journal without an SPRT keeps the head it always had
         head["sprt"] = tests
@@ -115,15 +128,10 @@ def prepare(config: TournamentConfig, resume: bool,
         head["min_sets"] = config.min_sets()
     if config.ties != "davidson":  # the same: only a model of ties other than the default (the standings read it)
         head["ties"] = config.ties
-    journal = config.out / JOURNAL
     done: set[int] = set()
     faults = 0
     gauntlets = sprt.Gauntlets(config)
     if journal.exists() and journal.stat().st_size > 0:
-        if not resume:
-            raise UsageError(f"{journal} already holds results: add --resume to continue that run, "
-                             "or choose another --out")
-        _repair(journal)
         checked = False
         for record in iter_journal(journal):
             if record["type"] == "tournament":
@@ -144,6 +152,16 @@ def prepare(config: TournamentConfig, resume: bool,
     return Prepared(todo, done, gauntlets, head, signer, faults)
 
 
+def _first_head(journal: Path) -> dict[str, Any] | None:
+    """The journal's head (its first line, when that is one), or None (no journal, or none there)."""
+    from referee.tournament.standings import iter_journal
+
+    if not (journal.exists() and journal.stat().st_size > 0):
+        return None
+    first = next(iter_journal(journal), None)
+    return first if first is not None and first["type"] == "tournament" else None
+
+
 def _check_head(journal: Path, old_head: dict[str, Any] | None, head: dict[str, Any],
                 tests: dict[str, dict[str, float]], base: Path) -> None:
     """Raise UsageError unless the journal's head `old_head` is one this run may resume: the
@@ -159,14 +177,18 @@ def _check_head(journal: Path, old_head: dict[str, Any] | None, head: dict[str, 
         if isinstance(entrant, dict) and isinstance(entrant.get("cwd"), str) and os.path.isabs(entrant["cwd"]):
             entrant["cwd"] = os.path.relpath(entrant["cwd"], os.path.abspath(base))
     changed = _changed(old_setup, head["setup"])
-    if changed is None and old_head.get("fingerprint") != head["fingerprint"]:
-        counts = (f": {old_head.get('matches')} matches then, {head['matches']} now"
-                  if old_head.get("matches") != head["matches"] else "")
-        changed = f"the schedule changed (games, seeds, table sizes, seatings or entrants' games){counts}"
+    if changed is None and isinstance(old_head.get("schedule"), dict) and "schedule" in head:
+        changed = _schedule_changed(old_head["schedule"], head["schedule"])
     old_tests = old_head.get("sprt") or {}
     if changed is None and old_tests != tests:
         g = next(g for g in sorted(set(old_tests) | set(tests), key=int) if old_tests.get(g) != tests.get(g))
         changed = f"games[{g}].sprt changed ({_sprt_shown(old_tests.get(g))} then, {_sprt_shown(tests.get(g))} now)"
+    if changed is None and old_head.get("fingerprint") != head["fingerprint"]:
+        # a journal without the schedule's description (before issue 29), or another referee's
+        # way of making the schedule from the same file
+        counts = (f": {old_head.get('matches')} matches then, {head['matches']} now"
+                  if old_head.get("matches") != head["matches"] else "")
+        changed = f"the schedule changed (games, seeds, table sizes, seatings or entrants' games){counts}"
     if changed is not None:
         raise UsageError(f"cannot resume {journal}: {changed} since it was written (its results would "
                          "mix two set-ups); restore it, or start again in another --out")
@@ -235,6 +257,47 @@ def _changed(old: dict[str, Any], new: dict[str, Any]) -> str | None:
                     return f"entrant {name!r}: environment variable {var} changed"
                 return f"entrant {name!r}: {field_name} changed ({then!r} then, {now!r} now)"
     return None
+
+
+def _schedule_changed(old: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """What differs between two schedules (`schedule.describe`), in words (the first difference
+    found, as the tournament file names it), or None."""
+    if old.get("seed") != new["seed"]:
+        return f"seed changed ({_shown(old.get('seed'))} then, {_shown(new['seed'])} now)"
+    then_games, now_games = old.get("games") or [], new["games"]
+    for g in range(max(len(then_games), len(now_games))):
+        if g >= len(now_games):
+            return f"games[{g}] ({then_games[g].get('game') if isinstance(then_games[g], dict) else '?'}) was removed"
+        if g >= len(then_games) or not isinstance(then_games[g], dict):
+            return f"games[{g}] ({now_games[g]['game']}) was added"
+        then, now = then_games[g], now_games[g]
+        for name in [*now, *(n for n in then if n not in now)]:
+            a, b = then.get(name), now.get(name)
+            if a == b:
+                continue
+            if name == "entrants" and isinstance(a, list) and isinstance(b, list):
+                return _entrants_changed(f"games[{g}] ({now['game']})", a, b)
+            if name == "config" and isinstance(a, dict) and isinstance(b, dict):
+                k = next(k for k in [*b, *(k for k in a if k not in b)] if a.get(k) != b.get(k))
+                name, a, b = f"config.{k}", a.get(k), b.get(k)
+            return f"games[{g}].{name} changed ({_shown(a)} then, {_shown(b)} now)"
+    return None
+
+
+def _entrants_changed(entry: str, then: list[Any], now: list[Any]) -> str:
+    """How a game entry's entrants changed: one added or removed, or their order."""
+    added, removed = [e for e in now if e not in then], [e for e in then if e not in now]
+    for names, done in ((added, "added to"), (removed, "removed from")):
+        if names:
+            more = f" (and {len(names) - 1} more)" if len(names) > 1 else ""
+            return f"entrant {names[0]!r} was {done} {entry}{more}"
+    return f"the entrants of {entry} were reordered ({_shown(then)} then, {_shown(now)} now)"
+
+
+def _shown(value: Any) -> str:
+    """A value as the tournament file would write it (JSON, which TOML's values read alike), cut short."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def match_limits(config: TournamentConfig) -> Limits:

@@ -2,6 +2,10 @@
 MatchSpec with its schedule index and key), the order a run starts them in (`play_order`), each
 entry's span of indices (`spans`), and the deal seeds (`derive_seed`). Pure: no file, no clock;
 config.py reads the tournament file into these, sprt.py and the run read them.
+
+A match key names the match in file names, the journal and the pages (`match_key`, read back by
+`key_reader`): its game entry, table, seed and seating, e.g. `maumau-t07-seed02-seating1`. A
+journal written before issue 29 keeps the keys it was written with (`matches(dotted=True)`).
 """
 
 from __future__ import annotations
@@ -9,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Sequence
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,11 +57,14 @@ class MatchSpec:
     seats: tuple[str, ...]
 
 
-def matches(seed: int, games: Sequence[GameEntry]) -> list[MatchSpec]:
+def matches(seed: int, games: Sequence[GameEntry], dotted: bool = False) -> list[MatchSpec]:
     """Every match of the tournament, in a fixed order: game entry, table, seed, seating; an
     entry with an SPRT goes seed by seed instead (seed, table, seating), so that each of its
-    duplicate sets, every match of one seed, is contiguous and played before the next."""
+    duplicate sets, every match of one seed, is contiguous and played before the next.
+    Keys as `match_key` makes them; `dotted`: as before issue 29 (GAME.gG.tT.sS.rR), for a
+    journal written with those."""
     specs: list[MatchSpec] = []
+    labels = entry_labels([entry.game for entry in games])
     for g_index, entry in enumerate(games):
         seeds = [derive_seed(seed, entry.game, g_index, i) for i in range(entry.seeds)]
         orders = seating_orders(entry)
@@ -65,11 +74,64 @@ def matches(seed: int, games: Sequence[GameEntry]) -> list[MatchSpec]:
             cells = ((t, s) for t in range(len(arranged)) for s in range(len(seeds)))
         else:
             cells = ((t, s) for s in range(len(seeds)) for t in range(len(arranged)))
+        widths = (len(str(len(arranged) - 1)), len(str(len(seeds) - 1)), len(str(len(orders) - 1)))
         for t_index, s_index in cells:
             for r, seats in enumerate(arranged[t_index]):
-                key = f"{entry.game}.g{g_index}.t{t_index}.s{s_index}.r{r}"
+                key = (f"{entry.game}.g{g_index}.t{t_index}.s{s_index}.r{r}" if dotted
+                       else match_key(labels[g_index], (t_index, s_index, r), widths))
                 specs.append(MatchSpec(len(specs), key, entry.game, entry.config, seeds[s_index], seats))
     return specs
+
+
+#: a match key's fields after its entry's label: table, seed (its number among the entry's
+#: seeds, from 0: the seed itself is the record's `seed`), seating (of the entry's design)
+KEY_FIELDS = ("t", "seed", "seating")
+
+
+def entry_labels(games: Sequence[str]) -> list[str]:
+    """Each game entry's part of its match keys: its game's name, safe in a file name on every
+    OS and in a URL (any character but an ASCII letter, digit or _ becomes _), followed by
+    `-games<g>` (its index in the file's [[games]], from 0, zero-padded) when another entry's
+    reads the same, letter case aside (file systems that ignore case would mix their files up)."""
+    names = [re.sub(r"[^A-Za-z0-9_]", "_", game)[:64] or "game" for game in games]
+    count = Counter(name.casefold() for name in names)
+    width = len(str(len(names) - 1))  # padded as the other numbers, so the entries sort too
+    return [f"{name}-games{g:0{width}d}" if count[name.casefold()] > 1 else name for g, name in enumerate(names)]
+
+
+def match_key(label: str, numbers: tuple[int, int, int], widths: tuple[int, int, int]) -> str:
+    """A match's key: its entry's label, then table, seed and seating (KEY_FIELDS), each number
+    zero-padded to the entry's widest, so the keys of an entry sort as its schedule does."""
+    return "-".join([label, *(f"{name}{n:0{w}d}" for name, n, w in zip(KEY_FIELDS, numbers, widths))])
+
+
+def key_reader(games: Sequence[str] | None) -> Callable[[str], tuple[int, int, int, int] | None]:
+    """What reads (entry, table, seed, seating) back from a match key, or None from a key that
+    is no scheduled match's: for a tournament of the game entries `games` (their game names, in
+    order), or with None for the keys of before issue 29 (GAME.gG.tT.sS.rR)."""
+    def dotted(key: str) -> tuple[int, int, int, int] | None:
+        try:
+            g, t, s, r = (int(part[1:]) for part in key.rsplit(".", 4)[1:])
+        except ValueError:
+            return None
+        return g, t, s, r
+
+    if games is None:
+        return dotted
+    entries = {label: g for g, label in enumerate(entry_labels(games))}
+
+    def readable(key: str) -> tuple[int, int, int, int] | None:
+        label, *fields = key.rsplit("-", len(KEY_FIELDS))
+        if label not in entries or len(fields) != len(KEY_FIELDS):
+            return None
+        numbers = [f[len(name):] for name, f in zip(KEY_FIELDS, fields) if f.startswith(name)]
+        if len(numbers) != len(KEY_FIELDS) or not all(n.isdigit() and n.isascii() for n in numbers):
+            return None
+        t, s, r = map(int, numbers)
+        return entries[label], t, s, r
+
+    return readable
+
 
 def play_order(games: Sequence[GameEntry], matches: list[MatchSpec]) -> list[MatchSpec]:
     """`matches` (the tournament's `matches()`) in the order a run starts them, which only
@@ -118,6 +180,22 @@ def spans(games: Sequence[GameEntry]) -> list[range]:
     return spans
 
 
+def describe(seed: int, games: Sequence[GameEntry]) -> dict[str, Any]:
+    """What the schedule is made of, as a journal's head keeps it, so that a refused --resume
+    can say what changed: the tournament's seed and, per game entry, what decides its matches
+    (its game, config, table size, schedule, a gauntlet's focus, seeds, a duplicate entry's
+    seating design, its entrants in order; its SPRT is the head's `sprt`)."""
+    described = []
+    for entry in games:
+        described.append({"game": entry.game, "config": entry.config, "players": entry.players,
+                          "schedule": entry.schedule,
+                          **({"focus": entry.focus} if entry.schedule == "gauntlet" else {}),
+                          "seeds": entry.seeds, "duplicate": entry.duplicate,
+                          **({"seating": entry.seating} if entry.duplicate else {}),
+                          "entrants": list(entry.entrants)})
+    return {"seed": seed, "games": described}
+
+
 def derive_seed(seed: int, game: str, g_index: int, i: int) -> int:
     """The i-th deal seed of a game entry: stable across runs and machines."""
     digest = hashlib.sha256(f"{seed}/{game}/{g_index}/{i}".encode()).digest()
@@ -126,7 +204,7 @@ def derive_seed(seed: int, game: str, g_index: int, i: int) -> int:
 
 def seating_orders(entry: GameEntry) -> tuple[designs.Seating, ...]:
     """The seatings each seed of a table is played under: the entry's design with `duplicate`
-    (match key suffix `.r<n>`: the n-th seating of the design), else the table's own order."""
+    (match key suffix `-seating<n>`: the n-th seating of the design), else the table's own order."""
     if entry.duplicate:
         return designs.seatings(entry.seating, entry.players)
     return (tuple(range(entry.players)),)

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee.tournament.schedule import GameEntry, spans
+from referee.tournament.schedule import GameEntry, key_reader, spans
 
 
 class Tournament(Protocol):
@@ -494,9 +494,9 @@ def outcomes(head: dict[str, Any] | None, records: Iterable[dict[str, Any]],
              decisions: Iterable[dict[str, Any]]) -> list[Outcome]:
     """Every SPRT game entry's Outcome, from a journal alone (`referee tournament` and
     `referee standings` alike: `standings.sprt_outcomes`): its head's tests, its counted match
-    records (`counted`) in duplicate sets by their keys (GAME.gG.tT.sS.rR: set S of entry G, whose
-    focus is the first seat of seating 0), the longest prefix of complete sets, and the decision
-    records' verdicts (`read_decisions`). The same for records in any order."""
+    records (`counted`) in duplicate sets by their keys (`schedule.key_reader`: seed S of entry G
+    is its set S, whose focus is the first seat of seating 0), the longest prefix of complete
+    sets, and the decision records' verdicts (`read_decisions`). The same for records in any order."""
     from referee.errors import UsageError
 
     try:
@@ -507,11 +507,15 @@ def outcomes(head: dict[str, Any] | None, records: Iterable[dict[str, Any]],
         return []
     decided = {d["game_index"]: d for d in decisions}
     entries: dict[int, _Entry] = {}
+    described = (head or {}).get("schedule")  # none: a journal of before issue 29, and its keys
+    games = ([str(e.get("game")) if isinstance(e, dict) else "" for e in described.get("games") or []]
+             if isinstance(described, dict) else None)
+    read_key = key_reader(games)
     for rec in records:
-        try:
-            g, t, k, r = (int(part[1:]) for part in rec["key"].rsplit(".", 4)[1:])
-        except (ValueError, AttributeError, KeyError):
+        place = read_key(rec["key"]) if isinstance(rec.get("key"), str) else None
+        if place is None:
             continue  # not a scheduled match's key
+        g, t, k, r = place
         if g not in tests:
             continue
         entry = entries.setdefault(g, _Entry(rec["game"], len(rec["seats"])))

@@ -7,7 +7,6 @@ killed outright (SIGKILL, OOM) names its match. The state a worker keeps between
 
 from __future__ import annotations
 
-import multiprocessing
 import multiprocessing.util
 import os
 import select
@@ -19,7 +18,7 @@ import time
 
 from referee.bots import sandbox
 
-from referee.tournament import play
+from referee.tournament import pipesync, play
 
 
 class _Terminated(BaseException):
@@ -36,16 +35,19 @@ class InFlight:
 
     def __init__(self, workers: int) -> None:
         # per worker: its pid, and 1 + the index of the match it plays (0: none)
-        self._slots = multiprocessing.get_context("forkserver").Array("q", 2 * workers)
+        # its lock a pipe, its memory an unlinked file: nothing named to leak (pipesync.py)
+        ctx = pipesync.context()
+        self._slots = ctx.Array("q", 2 * workers, lock=ctx.Lock())
         self._mine: int | None = None
 
     def start(self, index: int) -> None:
         """In a worker: it plays match `index` (its slot is taken at its first match)."""
         slots = self._slots
         if self._mine is None:
-            with slots.get_lock():
-                self._mine = next(k for k in range(0, len(slots), 2) if slots[k] == 0)
-                slots[self._mine] = os.getpid()
+            with slots.get_lock():  # not reentrant: the array itself, unlocked, inside
+                raw = slots.get_obj()
+                self._mine = next(k for k in range(0, len(raw), 2) if raw[k] == 0)
+                raw[self._mine] = os.getpid()
         slots[self._mine + 1] = index + 1
 
     def stop(self) -> None:
