@@ -624,10 +624,12 @@ def _write_pages(out: Path, stale: list[tuple[str, Path, Path]], registry: Any,
                 progress(done, total)
         return failed
     import concurrent.futures
-    import multiprocessing
 
-    # spawned, not forked: this process may run threads (the progress bar's)
-    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    from referee.tournament import pipesync
+
+    # spawned, not forked: this process may run threads (the progress bar's); its locks pipes,
+    # so that a killed run leaves no named semaphore behind (pipesync.py)
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=pipesync.context("spawn")) as pool:
         futures = {pool.submit(_write_page, out, replay, page): key for key, replay, page in stale}
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             problem = future.result()

@@ -105,8 +105,8 @@ def _close(*fds: int) -> None:
             pass
 
 
-class _Context(multiprocessing.context.ForkServerContext):
-    """forkserver, its locks and semaphores pipes (what the pool's queues and InFlight use)."""
+class _Pipes:
+    """A context's locks and semaphores as pipes (what a pool's queues and InFlight use)."""
 
     def Lock(self) -> PipeSemaphore:  # noqa: N802 (multiprocessing's names)
         return PipeSemaphore(1)
@@ -118,9 +118,18 @@ class _Context(multiprocessing.context.ForkServerContext):
         return PipeSemaphore(value)  # unchecked: a queue never releases more than it took
 
 
-_CONTEXT = _Context()
+class _ForkServer(_Pipes, multiprocessing.context.ForkServerContext):
+    pass
 
 
-def context() -> multiprocessing.context.BaseContext:
-    """The context of the local worker pool and of what it shares with its workers."""
-    return _CONTEXT
+class _Spawn(_Pipes, multiprocessing.context.SpawnContext):
+    pass
+
+
+_CONTEXTS = {"forkserver": _ForkServer(), "spawn": _Spawn()}
+
+
+def context(method: str = "forkserver") -> multiprocessing.context.BaseContext:
+    """The context of a local worker pool and of what it shares with its workers: the
+    tournament's (forkserver) or the index pages' (spawn), its locks pipes either way."""
+    return _CONTEXTS[method]
