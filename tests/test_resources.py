@@ -20,6 +20,7 @@ from referee.replay.records import read_replay
 from referee.replay.verify import verify_file
 from referee.resources import hist_counts, hist_percentile, histogram, percentile, seat_record
 from referee.runner import Limits, Seat, run_match
+from referee.tournament import standings
 from referee_strategies.basic import RandomLegal
 
 from botpython import BOT_PYTHON
@@ -214,3 +215,41 @@ def test_verify_accepts_a_replay_with_resources_signed_and_one_without(tmp_path)
     assert lines[-1] != path.read_text().splitlines(keepends=True)[-1]
     tampered.write_text("".join(lines))
     assert verify_file(tampered, REGISTRY, Verifier(signer.public)).discrepancy is not None
+
+
+# -- standings -----------------------------------------------------------------------------------
+
+
+def record(index: int, seats: list[str], resources: list[dict | None]) -> dict:
+    rec = {"type": "match", "index": index, "key": f"m{index}", "game": "maumau", "seed": index, "seats": seats,
+           "scores": [0] * len(seats), "ranks": list(range(1, len(seats) + 1)), "faults": [0] * len(seats),
+           "disqualified": []}
+    if any(r is not None for r in resources):
+        rec["resources"] = resources
+    return rec
+
+
+def usage(times: list[float], cpu: float | None, peak: float | None, measured: str = "process") -> dict:
+    from referee.resources import Usage
+
+    return {**seat_record(times, Usage(cpu, peak, measured)), "ms_hist": histogram(times)}
+
+
+def test_standings_pool_each_entrants_resources_in_any_order():
+    recs = [
+        record(0, ["a", "b"], [usage([1.0, 2.0, 3.0], 0.5, 20.0), usage([10.0], None, None, "in-process")]),
+        record(1, ["b", "a"], [usage([20.0, 30.0], None, None, "in-process"), usage([4.0, 100.0], 1.25, 50.0)]),
+        record(2, ["a", "b"], [usage([5.0], 0.25, 10.0, "approximate"), None]),
+        record(3, ["b", "a"], [None, None]),  # an older record: no resources
+    ]
+    rows = standings.resource_rows(recs)
+    again = standings.resource_rows([recs[3], recs[1], recs[2], recs[0]])
+    assert rows == again
+    a, b = rows
+    assert a["entrant"] == "a" and a["matches"] == 3 and a["decisions"] == 6
+    assert a["ms_max"] == 100.0 and a["cpu_s"] == 2.0 and a["cpu_s_max"] == 1.25 and a["peak_mb"] == 50.0
+    assert abs(a["ms_p50"] / 3.0 - 1) < 0.05 and abs(a["ms_p90"] / 100.0 - 1) < 0.05
+    assert a["measured"] == ["approximate", "process"]
+    assert b["entrant"] == "b" and b["matches"] == 2 and b["decisions"] == 3 and b["cpu_s"] is None
+    assert b["peak_mb"] is None and b["measured"] == ["in-process"] and b["ms_max"] == 30.0
+    assert standings.resource_rows([recs[3]]) == []
