@@ -21,6 +21,7 @@ of 1/8-octave bins kept in its journal records (`histogram`, `hist_percentile`).
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
 from collections.abc import Iterable, Sequence
@@ -63,7 +64,11 @@ def seat_record(ms: Iterable[float], usage: Usage | None) -> dict[str, Any]:
     """One seat's entry of the result's `resources`: its timed decisions (a fault that took no
     time is none), their p50, p90 and max in ms (rounded to 0.1; None without one), its CPU
     seconds and peak MB (None: unknown, or no process) and how they were measured."""
-    times = sorted(m for m in ms if 0.0 < m < math.inf)  # nor a player's own NaN or infinity
+    times = sorted(ms)
+    if math.isfinite(sum(times)):  # the usual case, in C: the untimed (0) first, cut off
+        times = times[bisect.bisect_right(times, 0.0):]
+    else:  # a player's own NaN or infinity: none either
+        times = sorted(m for m in ms if 0.0 < m < math.inf)
     usage = usage or Usage()
     return {"decisions": len(times), "ms_p50": _ms(percentile(times, 0.5)), "ms_p90": _ms(percentile(times, 0.9)),
             "ms_max": _ms(times[-1] if times else None),

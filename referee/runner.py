@@ -353,7 +353,7 @@ class _Match:
         monitor, fan_out, dispatch, keep, add = self.monitor, self.fan_out, self.dispatch, self.keep, self.writer.add
         on_applying = getattr(monitor, "applying", None)
         disqualified, fallback, left_ms = self.policy.disqualified, self.policy.fallback, self.left_ms
-        spent = self.spent
+        spent = [times.append for times in self.spent]  # per seat: its decision times grow
         writing = self.replay is not None
         dispatch(drain())
         seat = to_act()
@@ -402,7 +402,7 @@ class _Match:
                             action = legal[choice]
                         else:
                             action, move_fault = _resolve(state, legal, StrategyPlayer.reply(choice, ms))
-                spent[seat].append(ms)  # percentiles once, at the end (referee.resources)
+                spent[seat](ms)  # percentiles once, at the end (referee.resources)
                 if move_fault is not None:
                     self.fault(seat, state.deal, move_fault, act_id, legal)
                     action = fallback(legal)
