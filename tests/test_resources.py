@@ -5,8 +5,11 @@ journal and the standings (per entrant, in any order), and replays with or witho
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -253,3 +256,79 @@ def test_standings_pool_each_entrants_resources_in_any_order():
     assert b["entrant"] == "b" and b["matches"] == 2 and b["decisions"] == 3 and b["cpu_s"] is None
     assert b["peak_mb"] is None and b["measured"] == ["in-process"] and b["ms_max"] == 30.0
     assert standings.resource_rows([recs[3]]) == []
+
+
+def test_a_journal_with_resources_gets_a_resources_table_and_one_without_none(tmp_path):
+    import tomllib
+
+    from referee.tournament.outputs import standings_files
+
+    head = {"type": "tournament", "name": "t"}
+    with_them = [record(0, ["a", "b"], [usage([1.0, 2.0], 0.5, 20.0), usage([3.0], None, None, "in-process")]),
+                 record(1, ["b", "a"], [usage([4.0], None, None, "in-process"), usage([5.0], 0.25, 30.0)])]
+    for name, recs in (("new", with_them), ("old", [record(0, ["a", "b"], [None, None])])):
+        journal = tmp_path / name / "journal.jsonl"
+        journal.parent.mkdir()
+        journal.write_text("".join(json.dumps(r) + "\n" for r in [head, *recs]))
+        standings_files(journal, journal.parent, "t", REGISTRY)
+    data = json.loads((tmp_path / "new" / "standings.json").read_text())
+    assert data["resources"] == standings.resource_rows(with_them)
+    toml = tomllib.loads((tmp_path / "new" / "standings.toml").read_text())
+    assert toml["resources"][0]["cpu_s"] == 0.75 and "cpu_s" not in toml["resources"][1]  # TOML has no null
+    md = (tmp_path / "new" / "standings.md").read_text()
+    assert "## Resources" in md and "| a | 2 | 3 |" in md
+    assert "resources" not in json.loads((tmp_path / "old" / "standings.json").read_text())
+    assert "## Resources" not in (tmp_path / "old" / "standings.md").read_text()
+
+
+REFEREE = [sys.executable, "-m", "referee"]
+
+
+def test_play_prints_and_json_carries_the_resources(tmp_path):
+    bot = f"{BOT_PYTHON} {HUNGRY} burn"
+    proc = subprocess.run([*REFEREE, "play", "maumau", "-p", "random", "-p", bot, "--seed", "3", "--move-ms", "10000",
+                           "--set", "target=10", "--out", str(tmp_path / "m.jsonl"), "--json", "-"],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    strategy, burner = data["resources"]
+    assert strategy["measured"] == "in-process" and burner["measured"] == "process" and burner["cpu_s"] >= 0.25
+    assert "Resources" in proc.stderr and "in-process" in proc.stderr  # the report, on stderr with --json -
+
+
+def test_validate_reports_the_bots_cpu_and_memory(tmp_path):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from referee.cli.validate import print_report
+    from referee.validate import battery, run_validation
+
+    cases = [c for c in battery(MAUMAU, REGISTRY, 1) if c.players == 2][:2]
+    report = run_validation(MAUMAU, REGISTRY, [BOT_PYTHON, str(HUNGRY), "hog"], Limits(move_ms=10000, memory_mb=2048),
+                            cases=cases)
+    r = report["resources"]
+    assert r["matches"] == 2 and r["measured"] == ["process"] and r["peak_mb"] >= 90 and r["cpu_s"] >= r["cpu_s_max"]
+    out = StringIO()
+    print_report(Console(file=out, width=200), report)
+    assert "Resources: CPU" in out.getvalue() and "peak memory" in out.getvalue()
+
+
+def test_a_tournament_journals_each_seats_resources_and_its_times_histogram(tmp_path):
+    (tmp_path / "t.toml").write_text('concurrency = 1\nseeds = 2\n[output]\nviewers = false\n'
+                                     '[[entrants]]\nstrategy = "random"\n[[entrants]]\nstrategy = "first"\n'
+                                     '[[games]]\ngame = "maumau"\nplayers = 2\nconfig = { target = 10 }\n')
+    proc = subprocess.run([*REFEREE, "tournament", str(tmp_path / "t.toml"), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in (tmp_path / "out" / "journal.jsonl").read_text().splitlines()[1:]]
+    records = [r for r in records if r["type"] == "match"]
+    assert records
+    for rec in records:
+        assert len(rec["resources"]) == 2
+        for r in rec["resources"]:
+            assert sum(hist_counts(r["ms_hist"]).values()) == r["decisions"] > 0
+    data = json.loads((tmp_path / "out" / "standings.json").read_text())
+    assert [row["entrant"] for row in data["resources"]] == ["first", "random"]
+    assert all(row["matches"] == len(records) and row["measured"] == ["in-process"] for row in data["resources"])
+    assert "Resources" in proc.stdout
