@@ -56,24 +56,30 @@ def percentile(ordered: Sequence[float], q: float) -> float | None:
     return ordered[min(len(ordered), max(1, math.ceil(q * len(ordered) - 1e-9))) - 1]
 
 
-def _ms(value: float | None) -> float | None:
-    return None if value is None else round(value, 1)
+_UNMEASURED = Usage()
 
 
-def seat_record(ms: Iterable[float], usage: Usage | None) -> dict[str, Any]:
+def seat_record(ms: list[float], usage: Usage | None) -> dict[str, Any]:
     """One seat's entry of the result's `resources`: its timed decisions (a fault that took no
     time is none), their p50, p90 and max in ms (rounded to 0.1; None without one), its CPU
-    seconds and peak MB (None: unknown, or no process) and how they were measured."""
+    seconds and peak MB (None: unknown, or no process) and how they were measured. Once per seat
+    and match, in the runner's `finish`: kept to a sort and a few lookups (bench/engine.py)."""
     times = sorted(ms)
     if math.isfinite(sum(times)):  # the usual case, in C: the untimed (0) first, cut off
-        times = times[bisect.bisect_right(times, 0.0):]
+        if times and times[0] <= 0.0:
+            times = times[bisect.bisect_right(times, 0.0):]
     else:  # a player's own NaN or infinity: none either
         times = sorted(m for m in ms if 0.0 < m < math.inf)
-    usage = usage or Usage()
-    return {"decisions": len(times), "ms_p50": _ms(percentile(times, 0.5)), "ms_p90": _ms(percentile(times, 0.9)),
-            "ms_max": _ms(times[-1] if times else None),
-            "cpu_s": None if usage.cpu_s is None else round(usage.cpu_s, 3),
-            "peak_mb": None if usage.peak_mb is None else round(usage.peak_mb, 1), "measured": usage.measured}
+    n = len(times)
+    usage = usage or _UNMEASURED
+    cpu, peak = usage.cpu_s, usage.peak_mb
+    return {"decisions": n,
+            # nearest rank, as `percentile`: the ceil(q * n)-th smallest
+            "ms_p50": round(times[(n + 1) // 2 - 1], 1) if n else None,
+            "ms_p90": round(times[min(n, max(1, math.ceil(0.9 * n - 1e-9))) - 1], 1) if n else None,
+            "ms_max": round(times[-1], 1) if n else None,
+            "cpu_s": None if cpu is None else round(cpu, 3), "peak_mb": None if peak is None else round(peak, 1),
+            "measured": usage.measured}
 
 
 def shown(value: float | None, ms: bool = False) -> str:
