@@ -9,11 +9,13 @@ match's end before its `end`: the sum of user and system time of its processes a
 children they waited for, and the largest peak resident set (VmHWM) of any one of them. Not the
 rusage of its reaping: in the bubblewrap sandbox the bot is a grandchild of the process started
 and bwrap does not pass its children's rusage on (wait4 on bwrap gives bwrap's own milliseconds).
+Where the sandbox puts the bot in a memory cgroup of its own (as root: referee.bots.sandbox), its
+peak is the cgroup's (`cgroup_peak`: every process of the bot, those gone included, and its
+scratch's files), as isolate's "cg-mem"; its CPU is still /proc's.
 
-`measured` says how far the figures go: "process" (a process started for this match),
-"approximate" (a process kept from earlier matches: the CPU over this match, the peak since it
-started), "in-process" (a strategy or a person: times only). "cgroup" is reserved for figures
-read from a cgroup of the bot's own, which nothing reads yet.
+`measured` says how far the figures go: "process" (a process started for this match), "cgroup"
+(the same, its peak from its cgroup), "approximate" (a process kept from earlier matches: the
+CPU over this match, the peak since it started), "in-process" (a strategy or a person: times only).
 
 A tournament pools an entrant's decision times over its matches through `ms_hist`, a histogram
 of 1/8-octave bins kept in its journal records (`histogram`, `hist_percentile`).
@@ -148,6 +150,18 @@ def sample(root: int) -> tuple[float | None, float | None]:
         if kb is not None and (peak is None or kb > peak):
             peak = kb
     return (None if cpu is None else cpu / _TICKS), (None if peak is None else peak / 1024)
+
+
+def cgroup_peak(group: os.PathLike | str) -> float | None:
+    """The peak memory in MB a memory cgroup has charged (v2 `memory.peak`, v1
+    `memory.max_usage_in_bytes`), None if it has neither."""
+    for name in ("memory.peak", "memory.max_usage_in_bytes"):
+        try:
+            with open(os.path.join(group, name), "rb") as f:
+                return int(f.read().split()[0]) / (1024 * 1024)
+        except (OSError, ValueError, IndexError):
+            continue
+    return None
 
 
 # -- pooled decision times: a histogram of 1/8-octave bins ---------------------------------------

@@ -57,7 +57,7 @@ from referee.bots.limits import GRACE_MS, ResourceLimits
 from referee.bots.process import BotProcess, LazyLog, command
 from referee.game import Action
 from referee.players import Fault, Player, Reply
-from referee.resources import APPROXIMATE, PROCESS, Usage, sample
+from referee.resources import APPROXIMATE, CGROUP, PROCESS, Usage, cgroup_peak, sample
 from referee.protocol import (DEBUG_CAP, DEBUG_DROPPED, DEBUG_MATCH_CAP, NAME_CAP, RAW_CAP, Hello, Invalid, Overlong,
                               act_line, encode, end_message, event_line, parse, printable, raw_text, shown)
 
@@ -406,9 +406,10 @@ class SubprocessPlayer(Player):
     def usage(self) -> Usage:
         """The CPU seconds and peak MB of the bot's processes in this match so far (None: unknown),
         read from /proc while it runs (referee.resources.sample); once it is reaped unsandboxed,
-        from the rusage of its reaping; a process dead in the sandbox: unknown (bwrap keeps its
-        children's rusage). A process kept from earlier matches: its CPU since this match began and
-        its peak since it started ("approximate")."""
+        from the rusage of its reaping; a process dead in the sandbox: its CPU unknown (bwrap keeps
+        its children's rusage). The peak from the sandbox's memory cgroup where it made one
+        ("cgroup": every process of the bot, gone ones too, and its scratch). A process kept from
+        earlier matches: its CPU since this match began, its peak since it started ("approximate")."""
         proc = self._proc
         earlier = self.matches - (1 if self._ended else 0)  # matches of this process before this one
         measured = APPROXIMATE if earlier > 0 else PROCESS
@@ -423,6 +424,11 @@ class SubprocessPlayer(Player):
                 cpu, peak = ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
             elif not self._closed:
                 cpu = sample(proc.pid)[0]  # exited, not reaped yet: its CPU stays readable, its peak not
+        box = self.scratch  # alive until the bot is closed
+        for group in (box.cgroups if box is not None and measured == PROCESS else ()):
+            charged = cgroup_peak(group)  # the pids cgroup has none
+            if charged is not None:
+                peak, measured = charged, CGROUP
         if cpu is not None:
             cpu = max(0.0, cpu - self._cpu_base)
         return Usage(cpu, peak, measured)
