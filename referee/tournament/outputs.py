@@ -39,8 +39,9 @@ def read_once(journal: Path, decisions: list[dict[str, Any]]) -> tuple[dict[str,
     """The standings of a journal and what its index keeps, from ONE streamed pass: the counted
     matches (`sprt.counted` by `decisions`: an SPRT entry's matches beyond its deciding set left
     out) as `standings.compute` keeps them (a `Result` each), the fault rows of those with a
-    fault, their resources per entrant (`standings.ResourceTally`), the matches failed on the referee's side and not played since (`failed_matches`),
-    the SPRT outcomes (`sprt_outcomes`), the index's rows. The same numbers as those functions
+    fault, their resources per entrant (`standings.ResourceTally`), the matches failed on the
+    referee's side and not played since (`failed_matches`), the SPRT outcomes (`sprt_outcomes`),
+    the index's rows. The same numbers as those functions
     reading the journal each on its own (tests/test_events.py compares them)."""
     from referee.tournament import sprt
     from referee.tournament import standings as st

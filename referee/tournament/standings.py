@@ -702,11 +702,12 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
 
 RESOURCE_HEADS = ("entrant", "matches", "moves", "p50 ms", "p90 ms", "max ms", "CPU s", "CPU s max", "peak MB",
                   "measured")
-RESOURCE_NOTE = ("Resources: p50 and p90 of the entrant's move times pooled over all its moves (from a histogram of "
-                 "1/8-octave bins: within 5%), its longest move; CPU seconds of its bot's processes in all and "
-                 "in its costliest match (max), the largest peak resident memory of one of them; measured: process (a "
-                 "process started for the match), cgroup (its peak from its sandbox's memory cgroup), approximate (a process kept from earlier matches: its peak "
-                 "since it started), in-process (a strategy: times only); '-': unknown.")
+RESOURCE_NOTE = ("Resources: p50 and p90 of the entrant's move times pooled over all its moves (from a histogram "
+                 "of 1/8-octave bins: within 5%), its longest move; CPU seconds of its bot's processes in all and "
+                 "in its costliest match (max), the largest peak resident memory of one of them; measured: "
+                 "process (a process started for the match), cgroup (its peak from its sandbox's memory cgroup), "
+                 "approximate (a process kept from earlier matches: its peak since it started), in-process (a "
+                 "strategy: times only); '-': unknown.")
 
 
 def resource_cells(r: dict[str, Any]) -> list[str]:
