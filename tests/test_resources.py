@@ -334,3 +334,11 @@ def test_a_tournament_journals_each_seats_resources_and_its_times_histogram(tmp_
     assert [row["entrant"] for row in data["resources"]] == ["first", "random"]
     assert all(row["matches"] == len(records) and row["measured"] == ["in-process"] for row in data["resources"])
     assert "Resources" in proc.stdout
+
+
+def test_the_python_api_result_carries_the_resources(tmp_path):
+    import referee
+
+    result = referee.play("maumau", ["random", "first"], seed=2, config={"target": 10}, out=tmp_path / "m.jsonl")
+    assert len(result.resources) == 2 and all(r["measured"] == "in-process" for r in result.resources)
+    assert list(result.resources) == list(read_replay(tmp_path / "m.jsonl"))[-1]["resources"]
