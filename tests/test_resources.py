@@ -171,6 +171,19 @@ def test_a_bot_that_burns_cpu_or_takes_memory_shows_it(tmp_path, box):
     assert idle["peak_mb"] > 1  # a Python, not bwrap's own few hundred kB
 
 
+def test_a_bot_disqualified_unsandboxed_gives_the_rusage_of_its_reaping(tmp_path):
+    """A crash disqualifies the bot and its process is reaped at once: its CPU and peak come from
+    wait4's rusage, the 0.3 s it burned included."""
+    seats = [Seat("burn", "command", f"{BOT_PYTHON} {HUNGRY} burn crash"), Seat("random", "strategy", "random")]
+    limits = Limits(move_ms=10000)
+    players = make_players(MAUMAU, CONFIG, 6, seats, REGISTRY, limits, tmp_path, "m")
+    result = run_match(MAUMAU, CONFIG, 6, seats, players, limits)
+    assert result.result["disqualified"] == [0] and result.faults[0].kind == "crash"
+    burn = result.resources[0]
+    assert burn["measured"] == "process" and burn["cpu_s"] >= 0.25 and burn["peak_mb"] > 1
+    assert burn["decisions"] == 2  # its second act timed until its end was seen; then never asked again
+
+
 def test_a_kept_process_gives_this_matchs_cpu_marked_approximate(tmp_path):
     """A bot process kept by a pool for its next match: its CPU over that match only, marked
     approximate, its peak the process's so far. The bot burns 0.3 s of CPU and takes 100 MB in
