@@ -30,7 +30,8 @@ PlayerSpec = Union[str, Sequence[str], Callable[[dict[str, Any], list[Action]], 
 @dataclass(frozen=True)
 class MatchResult:
     """A finished match: per seat (in seat order) its name, score, rank and fault count, the
-    disqualified seats, every fault as the replay records it, and the replay's path."""
+    disqualified seats, every fault as the replay records it, and the replay's path; per seat its
+    decision times, CPU and peak memory (`resources`, as the replay's result record holds them)."""
 
     game: str
     seed: int
@@ -42,6 +43,7 @@ class MatchResult:
     disqualified: tuple[int, ...]
     fault_log: tuple[dict[str, Any], ...]
     replay: Path | None
+    resources: tuple[dict[str, Any], ...] = ()
 
 
 class Replay(verify.Replay):
@@ -145,7 +147,7 @@ def play(game: str, players: Sequence[PlayerSpec], *, seed: int | None = None,
     names = tuple(p["name"] for p in result.header["players"])  # a bot's own name, once it gave one
     return MatchResult(g.name, seed, request.match_id, names, tuple(res["scores"]),
                        tuple(res["ranks"]), tuple(res["faults"]), tuple(res["disqualified"]),
-                       tuple(res["fault_log"]), result.replay)
+                       tuple(res["fault_log"]), result.replay, tuple(result.resources))
 
 
 __all__ = ["MatchResult", "Replay", "load_replay", "play"]

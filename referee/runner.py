@@ -26,6 +26,7 @@ from referee.players import Fault, Player, Reply, StrategyPlayer
 from referee.protocol import Hello, act_message, end_message, event_message
 from referee.ranking import competition_ranks
 from referee.replay.records import ReplayWriter
+from referee.resources import PROCESS, Usage, seat_record
 from referee.signing import Signer
 
 
@@ -146,6 +147,11 @@ class MatchResult:
     digest: str | None = None  # the SHA-256 of the replay's lines when it is signed (referee.signing)
     #: conduct penalties (referee.game.penalty): seat, why, ruling and how many times
     penalties: list[dict[str, Any]] = field(default_factory=list)
+    #: per seat, its decision times, CPU and peak memory (referee.resources.seat_record), as the
+    #: result record holds them
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    #: per seat, every timed decision's ms (for a tournament's pooled percentiles); never written
+    times: list[list[float]] = field(default_factory=list)
 
 
 class _Null:
@@ -227,6 +233,7 @@ class _Match:
         self.bank = [float(limits.bank_ms)] * n  # each seat's time bank left (bank_ms > 0)
         self.on_record = getattr(monitor, "record", None)
         self.decisions = 0
+        self.spent: list[list[float]] = [[] for _ in range(n)]  # each seat's decision times, in ms
         self.deals: list[dict[str, Any]] = []
         #: conduct penalties (referee.game.penalty) per (seat, why, ruling): how many times
         self.penalties: dict[tuple[int, str, str], int] = {}
@@ -387,6 +394,7 @@ class _Match:
         monitor, fan_out, dispatch, keep, add = self.monitor, self.fan_out, self.dispatch, self.keep, self.writer.add
         on_applying = getattr(monitor, "applying", None)
         disqualified, fallback, left_ms = self.policy.disqualified, self.policy.fallback, self.left_ms
+        spent = [times.append for times in self.spent]  # per seat: its decision times grow
         writing = self.replay is not None
         dispatch(drain())
         seat = to_act()
@@ -435,6 +443,7 @@ class _Match:
                             action = legal[choice]
                         else:
                             action, move_fault = _resolve(state, legal, StrategyPlayer.reply(choice, ms))
+                spent[seat](ms)  # percentiles once, at the end (referee.resources)
                 if move_fault is not None:
                     self.fault(seat, state.deal, move_fault, act_id, legal)
                     action = fallback(legal)
@@ -482,6 +491,8 @@ class _Match:
         error = outcome_error(outcome, n)
         if error is not None:
             raise PluginError(f"{self.label}: {error}")
+        # Each bot read before its `end`: what it used playing, its processes still running
+        resources = [seat_record(ms, _usage(player)) for ms, player in zip(self.spent, self.players)]
         result = {
             "type": "result",
             "scores": outcome.scores,
@@ -489,9 +500,11 @@ class _Match:
             "faults": self.policy.count,
             "disqualified": sorted(disqualified),
             "fault_log": [f.record() for f in fault_log],
+            "resources": resources,
         }
         self.writer.write(result)
-        end = {k: v for k, v in result.items() if k != "type"}
+        # the bots are told no seat's resources: another's times or memory are not theirs to know
+        end = {k: v for k, v in result.items() if k != "type" and k != "resources"}
         for seat, player in enumerate(self.players):
             if seat not in disqualified:
                 told = _end_for(seat, end, fault_log)
@@ -503,7 +516,19 @@ class _Match:
         penalties = [{"seat": seat, "why": why, "ruling": ruling, "times": times}
                      for (seat, why, ruling), times in sorted(self.penalties.items(), key=str)]
         return MatchResult(self.header, result, fault_log, Path(self.replay) if self.replay is not None else None,
-                           self.decisions, self.deals, self.writer.digest, penalties)
+                           self.decisions, self.deals, self.writer.digest, penalties, resources, self.spent)
+
+
+def _usage(player: Player) -> Usage | None:
+    """A player's CPU and peak memory so far (`usage()`: a bot's process), None for one without
+    a process of its own (a strategy, a person: "in-process"); never raises."""
+    usage = getattr(player, "usage", None)
+    if usage is None:
+        return None
+    try:
+        return usage()
+    except Exception:  # a figure is not worth a match
+        return Usage(measured=PROCESS)
 
 
 def _header(game: Game, config: dict[str, Any], seed: int, mid: str, seats: list[Seat], limits: Limits,

@@ -480,7 +480,8 @@ def _records(path: Path) -> list[dict[str, Any]]:
 
     out = []
     for record in read_replay(path):
-        record.pop("ms", None)
+        record.pop("ms", None)  # timings: a move's, and the result's resources (referee.resources)
+        record.pop("resources", None)
         out.append(record)
     return out
 

@@ -11,7 +11,8 @@ seat, over `seeds` seeds, the references taking turns. The report tells
   illegal) and misconduct that is no protocol fault (stray-process: processes still running
   after the match's end; stderr-flood: more stderr than the log keeps; unprintable: text in
   `ready` that is no printable text, replaced);
-- move times: p50, p95 and max against the limit;
+- move times: p50, p95 and max against the limit; the bot's CPU seconds (in all, and in its
+  costliest match) and its peak memory (referee.resources);
 - results against the references: matches, wins (rank 1) and mean rank, per reference
   strategy and per table size.
 A bot passes only if it made no fault at all. After `max_failed` matches with a fault the
@@ -222,6 +223,10 @@ class _Tally:
     kept_error: str | None = None  # why the failing matches could not be kept
     #: the bot's conduct penalties (referee.game.penalty) per (why, ruling): times, and matches with one
     penalties: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    #: the bot's CPU seconds and peak MB in each match where they were measured (referee.resources)
+    cpu_s: list[float] = field(default_factory=list)
+    peak_mb: list[float] = field(default_factory=list)
+    measured: set[str] = field(default_factory=set)
 
     def fault(self, kind: str, example: dict[str, Any]) -> None:
         self.counts[kind] = self.counts.get(kind, 0) + 1
@@ -421,6 +426,14 @@ def _add(tally: _Tally, case: Case, result: Any, watched: _Watched, bot: Any) ->
             counts = tally.penalties.setdefault((p["why"], p["ruling"]), [0, 0])
             counts[0] += p["times"]
             counts[1] += 1
+    used = getattr(result, "resources", None)
+    if used:
+        mine = used[case.seat]
+        if mine["cpu_s"] is not None:
+            tally.cpu_s.append(mine["cpu_s"])
+        if mine["peak_mb"] is not None:
+            tally.peak_mb.append(mine["peak_mb"])
+        tally.measured.add(mine["measured"])
     faulted = bool(tally.pending)
     if faulted:
         tally.failed_matches += 1
@@ -507,6 +520,11 @@ def _report(game: Game, argv: Sequence[str], limits: Limits, tally: _Tally, plan
             "max": round(ms[-1], 3) if ms else 0.0,
             "over_limit": sum(1 for m in ms if m > limits.move_ms),
         },
+        # its processes' CPU seconds (in all, and in its costliest match) and largest peak memory,
+        # over the matches they were measured in (None: none was)
+        "resources": {"matches": len(tally.cpu_s), "cpu_s": round(sum(tally.cpu_s), 3) if tally.cpu_s else None,
+                      "cpu_s_max": max(tally.cpu_s, default=None), "peak_mb": max(tally.peak_mb, default=None),
+                      "measured": sorted(tally.measured)},
         "results": {
             "overall": _results(tally.ranks, lambda c: "all").get("all", {"matches": 0, "wins": 0, "mean_rank": 0}),
             "by_reference": _results(tally.ranks, lambda c: c.reference),

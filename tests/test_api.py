@@ -44,11 +44,12 @@ def test_each_example_of_the_doc_runs(number, tmp_path, monkeypatch):
 
 
 def _normalised(path: Path) -> list[dict]:
-    """A replay's records, the moves' thinking time aside."""
+    """A replay's records, the moves' thinking time aside (and the result's resources, issue 29)."""
     records = [json.loads(line) for line in path.read_text().splitlines()]
     for r in records:
         if r.get("type") == "move":
             r.pop("ms", None)
+        r.pop("resources", None)
     return records
 
 

@@ -164,6 +164,7 @@ def _strip_ms(path):
     recs = [json.loads(line) for line in path.read_text().splitlines()]
     for r in recs:
         r.pop("ms", None)
+        r.pop("resources", None)  # the result's times, CPU and memory (issue 29), as the moves' ms
     return recs
 
 

@@ -80,6 +80,8 @@ def _play(game_name, variant, seed, factory, wrap, path):
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     for line in lines:
         line.pop("ms", None)
+        line.pop("resources", None)  # the result's times (issue 29), as the moves' ms
+    result.result.pop("resources", None)
     return result, lines, strategies
 
 

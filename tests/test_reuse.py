@@ -517,7 +517,7 @@ def test_standings_are_the_same_with_and_without_reuse(tmp_path):
         out = tmp_path / f"o{reuse}"
         play(path, out)
         # (and the signatures: each run signs with its own key, over its replays' timings)
-        timing = {"seconds", "pid", "started", "ended", "file", "signature", "sign_key", "replay_sha256"}
+        timing = {"seconds", "pid", "started", "ended", "file", "signature", "sign_key", "replay_sha256", "resources"}
         journals[reuse] = [{k: v for k, v in json.loads(line).items() if k not in timing}
                            for line in (out / "journal.jsonl").read_text().splitlines()]
         journals[reuse, "standings"] = standings.as_dict(standings.compute(read_journal(out / JOURNAL)[1]))

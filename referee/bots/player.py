@@ -57,6 +57,7 @@ from referee.bots.limits import GRACE_MS, ResourceLimits
 from referee.bots.process import BotProcess, LazyLog, command
 from referee.game import Action
 from referee.players import Fault, Player, Reply
+from referee.resources import APPROXIMATE, CGROUP, PROCESS, Usage, cgroup_peak, sample
 from referee.protocol import (DEBUG_CAP, DEBUG_DROPPED, DEBUG_MATCH_CAP, NAME_CAP, RAW_CAP, Hello, Invalid, Overlong,
                               act_line, encode, end_message, event_line, parse, printable, raw_text, shown)
 
@@ -149,6 +150,7 @@ class SubprocessPlayer(Player):
         #: matches this process was told `end` of, and their deals (see `deal`)
         self.matches = 0
         self.seen: set[Any] = set()
+        self._cpu_base = 0.0  # the CPU seconds its processes had used when this match began (a kept process's)
         self._kept = False  # told `end`, its stdin left open: it waits for its next hello
         self._remarks: list[str] = []  # the referee's lines for the log, beside the conduct notes
         self._proc: BotProcess | None = None
@@ -205,6 +207,8 @@ class SubprocessPlayer(Player):
         if self._kept and not self._closed:
             self._kept = False
             self._greeted = True
+            if self._proc is not None:
+                self._cpu_base = sample(self._proc.pid)[0] or 0.0  # its earlier matches' CPU, not this one's
             fault = self._greet(hello)
             if fault is None:
                 return None
@@ -402,6 +406,36 @@ class SubprocessPlayer(Player):
                 self._kept = True
             else:
                 chan.close_input()
+
+    def usage(self) -> Usage:
+        """The CPU seconds and peak MB of the bot's processes in this match so far (None: unknown),
+        read from /proc while it runs (referee.resources.sample); once it is reaped unsandboxed,
+        from the rusage of its reaping; a process dead in the sandbox: its CPU unknown (bwrap keeps
+        its children's rusage). The peak from the sandbox's memory cgroup where it made one
+        ("cgroup": every process of the bot, gone ones too, and its scratch). A process kept from
+        earlier matches: its CPU since this match began, its peak since it started ("approximate")."""
+        proc = self._proc
+        earlier = self.matches - (1 if self._ended else 0)  # matches of this process before this one
+        measured = APPROXIMATE if earlier > 0 else PROCESS
+        if proc is None:
+            return Usage(measured=measured)
+        cpu = peak = None
+        if not self._closed and proc.exit_status(0) is None:
+            cpu, peak = sample(proc.pid)
+        elif not self.sandboxed:
+            ru = proc.rusage
+            if ru is not None:
+                cpu, peak = ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+            elif not self._closed:
+                cpu = sample(proc.pid)[0]  # exited, not reaped yet: its CPU stays readable, its peak not
+        box = self.scratch  # alive until the bot is closed
+        for group in (box.cgroups if box is not None and measured == PROCESS else ()):
+            charged = cgroup_peak(group)  # the pids cgroup has none
+            if charged is not None:
+                peak, measured = charged, CGROUP
+        if cpu is not None:
+            cpu = max(0.0, cpu - self._cpu_base)
+        return Usage(cpu, peak, measured)
 
     def keepable(self, result: dict[str, Any]) -> bool:
         """Whether this process may play another match after this one, which ended in `result`:

@@ -138,6 +138,8 @@ class BotProcess:
         self.since = start_ticks(self.pid) or 0
         #: its stderr reader, once `drain_stderr` started it
         self.stderr: StderrDrain | None = None
+        #: the rusage of its reaping (`kill`; in the sandbox: bwrap's own, the bot's not in it)
+        self.rusage: Any = None
 
     @property
     def stdin(self) -> BinaryIO:
@@ -234,7 +236,13 @@ class BotProcess:
         except OSError:
             pass
         try:
-            self.popen.wait(timeout=5.0)
+            self.wait_exit(time.perf_counter() + 5.0)
+            if self.popen.returncode is None:
+                # reaped with wait4, not popen.wait: its rusage (CPU, peak memory) comes with it
+                pid, status, usage = os.wait4(self.pid, os.WNOHANG)
+                if pid == self.pid:
+                    self.popen.returncode = os.waitstatus_to_exitcode(status)
+                    self.rusage = usage
         except Exception:
             pass
 

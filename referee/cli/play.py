@@ -162,7 +162,7 @@ def _stderr_console():
 
 def result_json(result, stem: str, key, log_protocol: Path | None = None) -> dict[str, Any]:
     """`play --json`: the match as a script wants it. The header's and the result record's own
-    fields (game, config, seed, match, scores, ranks, faults, disqualified, fault_log), each seat
+    fields (game, config, seed, match, scores, ranks, faults, disqualified, fault_log, resources), each seat
     as the header has it (its name, the bot's own from `ready`, and `bot`: what it announced) with
     its stderr log's path (None: it has none), each fault with its log's path and the
     bot's stderr tail, the replay's path, the protocol log's, and whether the deal key was pinned
@@ -184,10 +184,28 @@ def result_json(result, stem: str, key, log_protocol: Path | None = None) -> dic
         "seats": seats, "limits": header["limits"],
         "scores": res["scores"], "ranks": res["ranks"], "faults": res["faults"],
         "disqualified": res["disqualified"], "fault_log": fault_log, "penalties": result.penalties,
+        "resources": result.resources,
         "replay": str(result.replay) if result.replay is not None else None,
         "protocol_log": str(log_protocol) if log_protocol is not None else None,
         "deal_key": {"id": key.id, "pinned": key.source != "fresh"},
     }
+
+
+def resources_table(resources: list[dict[str, Any]], names: list[str]):
+    """Each seat's moves, move times (p50/p90/max ms), CPU seconds and peak MB as a rich table
+    (referee.resources; "-": unknown, or no process of its own)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from referee.resources import shown
+
+    table = Table(title="Resources")
+    for col in ("seat", "player", "moves", "p50 ms", "p90 ms", "max ms", "CPU s", "peak MB", "measured"):
+        table.add_column(col, justify="left" if col in ("player", "measured") else "right", overflow="fold")
+    for i, (r, name) in enumerate(zip(resources, names)):
+        table.add_row(str(i), Text(name), str(r["decisions"]), *(shown(r[k], ms=True) for k in ("ms_p50", "ms_p90",
+                      "ms_max")), shown(r["cpu_s"]), shown(r["peak_mb"]), r["measured"])
+    return table
 
 
 def _print_result(console, result, game=None) -> None:
@@ -217,6 +235,8 @@ def _print_result(console, result, game=None) -> None:
         faults = str(res["faults"][i]) + (" (disqualified)" if i in res["disqualified"] else "")
         table.add_row(str(i), Text(p["name"]), p["kind"], str(res["scores"][i]), str(res["ranks"][i]), faults)
     console.print(table)
+    if result.resources:
+        console.print(resources_table(result.resources, [p["name"] for p in result.header["players"]]))
     folder = result.replay.parent if result.replay is not None else None
     for p in result.penalties:  # what a seat paid for its conduct under the rules (referee.game.penalty)
         name = result.header["players"][p["seat"]]["name"] if isinstance(p["seat"], int) else "?"

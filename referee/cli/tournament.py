@@ -364,3 +364,5 @@ def _print_standings(console, table: dict, name: str) -> None:
     for p in table.get("penalties", []):  # conduct penalties (referee.game.penalty), by entrant and reason
         console.print(f"penalised: {p['entrant']}: {p['why']} ({p['ruling']}) {p['times']} times in {p['matches']} "
                       "matches", highlight=False, markup=False)
+    if table.get("resources"):  # each entrant's move times, CPU and peak memory (issue 29)
+        console.print(st.rich_resources(table["resources"]))

@@ -288,6 +288,12 @@ def print_report(console, report: dict[str, Any]) -> None:
     banked = f" and a time bank of {bank} ms per match" if bank else ""
     console.print(f"Move time: p50 {t['p50']} ms, p95 {t['p95']} ms, max {t['max']} ms over {t['count']} "
                   f"decisions (limit {t['limit']} ms{banked}, {t['over_limit']} over it)", highlight=False)
+    r = report.get("resources") or {}
+    if r.get("cpu_s") is not None or r.get("peak_mb") is not None:
+        cpu = "-" if r.get("cpu_s") is None else f"{r['cpu_s']:g} s in all, at most {r['cpu_s_max']:g} s in a match"
+        peak = "-" if r.get("peak_mb") is None else f"{r['peak_mb']:g} MB"
+        console.print(f"Resources: CPU {cpu}; peak memory {peak} (over {r['matches']} matches, measured: "
+                      f"{', '.join(r['measured'])})", highlight=False)
 
     table = Table(title="Results against the references")
     for col in ("against", "matches", "wins", "mean rank"):

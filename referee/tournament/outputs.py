@@ -39,8 +39,9 @@ def read_once(journal: Path, decisions: list[dict[str, Any]]) -> tuple[dict[str,
     """The standings of a journal and what its index keeps, from ONE streamed pass: the counted
     matches (`sprt.counted` by `decisions`: an SPRT entry's matches beyond its deciding set left
     out) as `standings.compute` keeps them (a `Result` each), the fault rows of those with a
-    fault, the matches failed on the referee's side and not played since (`failed_matches`),
-    the SPRT outcomes (`sprt_outcomes`), the index's rows. The same numbers as those functions
+    fault, their resources per entrant (`standings.ResourceTally`), the matches failed on the
+    referee's side and not played since (`failed_matches`), the SPRT outcomes (`sprt_outcomes`),
+    the index's rows. The same numbers as those functions
     reading the journal each on its own (tests/test_events.py compares them)."""
     from referee.tournament import sprt
     from referee.tournament import standings as st
@@ -57,6 +58,7 @@ def read_once(journal: Path, decisions: list[dict[str, Any]]) -> tuple[dict[str,
     failed: dict[int, dict[str, Any]] = {}
     played: set[int] = set()
     rows = JournalRows()
+    resources = st.ResourceTally()  # each entrant's times, CPU and peak memory, over the counted matches
     for rec in st.iter_journal(journal, failures=True):
         kind = rec["type"]
         if kind == "tournament":
@@ -72,6 +74,7 @@ def read_once(journal: Path, decisions: list[dict[str, Any]]) -> tuple[dict[str,
             if any(last < rec["index"] < end for last, end in cut):
                 continue
             results.append(st.Result(rec, shared))
+            resources.add(rec)
             if rec.get("penalties"):
                 penalised.append({"seats": rec["seats"], "penalties": rec["penalties"]})
             if rec.get("fault_log"):
@@ -81,6 +84,7 @@ def read_once(journal: Path, decisions: list[dict[str, Any]]) -> tuple[dict[str,
     table = st.compute(results, st.journal_min_sets(head or {}), st.journal_ties(head or {}))
     table["faults"] = fault_rows(faulty)
     table["penalties"] = penalty_rows(penalised)
+    table["resources"] = resources.rows()  # in the files when a record had some
     table["failed"] = [failed[index] for index in sorted(failed)]  # in the files when there are some
     # each SPRT entry's verdict, LLR, bounds and sets
     table["sprt"] = sprt.outcomes(head, tested, decisions) if (head or {}).get("sprt") else []

@@ -163,6 +163,10 @@ def play(spec: MatchSpec, entrants: dict[str, Entrant], limits: Limits, out_dir:
     }
     if result.penalties:  # conduct penalties (referee.game.penalty): seat, why, ruling, times
         record["penalties"] = result.penalties
+    if result.resources:  # each seat's times, CPU and peak memory, with its times' histogram for the standings
+        from referee.resources import histogram
+
+        record["resources"] = [{**r, "ms_hist": histogram(ms)} for r, ms in zip(result.resources, result.times)]
     if signer is not None and relative is not None:
         record["replay_sha256"] = result.digest
     return record

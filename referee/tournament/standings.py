@@ -365,6 +365,93 @@ def compute(records: Iterable[dict[str, Any]], min_sets: int | dict[str, int] | 
     }
 
 
+class ResourceTally:
+    """Each entrant's resources over the match records that carry them (referee.resources, issue 29),
+    counted one record at a time: memory grows with the entrants, never with the matches; the
+    same rows for the records in any order (integer sums, a histogram of counts)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, dict[str, Any]] = {}
+
+    def add(self, rec: dict[str, Any]) -> None:
+        """Count one match record's `resources` (a record without them counts for nothing here)."""
+        found = rec.get("resources")
+        if not isinstance(found, list) or len(found) != len(rec["seats"]):
+            return
+        for name, r in zip(rec["seats"], found):
+            if not isinstance(r, dict):
+                continue
+            row = self._rows.setdefault(name, {"matches": 0, "decisions": 0, "hist": {}, "ms_max": None,
+                                               "cpu_ms": None, "cpu_ms_max": None, "peak_mb": None,
+                                               "measured": set()})
+            row["matches"] += 1
+            if type(r.get("decisions")) is int:
+                row["decisions"] += r["decisions"]
+            for k, n in resource_hist(r.get("ms_hist")).items():
+                row["hist"][k] = row["hist"].get(k, 0) + n
+            row["ms_max"] = _most(row["ms_max"], r.get("ms_max"))
+            cpu = r.get("cpu_s")
+            if _number(cpu):
+                ms = round(cpu * 1000)  # exact integer sums: the total is the same in any order
+                row["cpu_ms"] = (row["cpu_ms"] or 0) + ms
+                row["cpu_ms_max"] = _most(row["cpu_ms_max"], ms)
+            row["peak_mb"] = _most(row["peak_mb"], r.get("peak_mb"))
+            if isinstance(r.get("measured"), str):
+                row["measured"].add(r["measured"])
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Per entrant, by name: matches and decisions counted, the p50 and p90 of its decision
+        times pooled over them (from the histograms: within 5%), its longest decision, its CPU
+        seconds in all and in its costliest match, its largest peak MB (None: never measured),
+        and how they were measured."""
+        from referee.resources import hist_percentile
+
+        out = []
+        for name in sorted(self._rows):
+            row = self._rows[name]
+            p50, p90 = (hist_percentile(row["hist"], q) for q in (0.5, 0.9))
+            top = row["ms_max"]
+            out.append({"entrant": name, "matches": row["matches"], "decisions": row["decisions"],
+                        "ms_p50": _capped(p50, top), "ms_p90": _capped(p90, top), "ms_max": top,
+                        "cpu_s": None if row["cpu_ms"] is None else round(row["cpu_ms"] / 1000, 3),
+                        "cpu_s_max": None if row["cpu_ms_max"] is None else round(row["cpu_ms_max"] / 1000, 3),
+                        "peak_mb": row["peak_mb"], "measured": sorted(row["measured"])})
+        return out
+
+
+def resource_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`ResourceTally.rows` of these match records."""
+    tally = ResourceTally()
+    for rec in records:
+        tally.add(rec)
+    return tally.rows()
+
+
+def resource_hist(hist: Any) -> dict[int, int]:
+    """A journal record's `ms_hist` as {bin: count} ({} if it has none: referee.resources.histogram)."""
+    from referee.resources import hist_counts
+
+    return hist_counts(hist) if isinstance(hist, list) else {}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and value >= 0
+
+
+def _most(a: Any, b: Any) -> Any:
+    """The larger of two figures, either of which may be missing (None, or not a number)."""
+    if not _number(b):
+        return a
+    return b if a is None or b > a else a
+
+
+def _capped(value: float | None, top: float | None) -> float | None:
+    """A pooled percentile (a bin's middle) no larger than the longest decision, to 0.1 ms."""
+    if value is None:
+        return None
+    return round(min(value, top) if top is not None else value, 1)
+
+
 def _merged(units: list[ratings.Stats]) -> ratings.Stats:
     """The statistics of all of `units` together."""
     stats = ratings.Stats()
@@ -458,6 +545,8 @@ def as_dict(standings: dict[str, Any], name: str = "") -> dict[str, Any]:
         "faults": [r.record() for r in standings.get("faults", [])],
         # every entrant's conduct penalties (referee.game.penalty) by reason, when there are some
         **({"penalties": list(standings["penalties"])} if standings.get("penalties") else {}),
+        # every entrant's decision times, CPU and peak memory (ResourceTally), when its records had some
+        **({"resources": list(standings["resources"])} if standings.get("resources") else {}),
         # matches failed on the referee's side, by error (only when there are some: counted for no one)
         **({"failed": [{"error": error, "count": len(keys), "matches": keys}
                        for error, keys in failure_groups(standings["failed"])]} if standings.get("failed") else {}),
@@ -473,6 +562,8 @@ def _without_none(data: dict[str, Any]) -> dict[str, Any]:
         return [{k: v for k, v in row.items() if v is not None} for row in rows]
 
     tests = {"sprt": kept(data["sprt"])} if "sprt" in data else {}
+    if "resources" in data:
+        tests["resources"] = kept(data["resources"])
     return {**data, "overall": kept(data["overall"]), "games": {g: kept(rows) for g, rows in data["games"].items()},
             "head_to_head": {g: kept(rows) for g, rows in data["head_to_head"].items()},
             "rank_order": {g: order for g, order in data["rank_order"].items() if order is not None},
@@ -577,6 +668,10 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
         heads = ("entrant", "why", "ruling", "times", "matches")
         lines += _markdown_table("Penalties (for a seat's conduct under the rules)", heads,
                                  [[str(r[c]).replace("|", "\\|") for c in heads] for r in data["penalties"]])
+    if data.get("resources"):
+        lines += _markdown_table("Resources (per entrant, over its matches)", RESOURCE_HEADS,
+                                 [resource_cells(r) for r in data["resources"]])
+        lines[-1:] = [RESOURCE_NOTE, ""]
     if data.get("failed"):
         total = sum(g["count"] for g in data["failed"])
         lines += _markdown_table(f"Failed matches ({total}: failed on the referee's side, counted for no one; "
@@ -603,6 +698,25 @@ def markdown(data: dict[str, Any], score_notes: Sequence[str] = ()) -> str:
         "seatings share a deal, the set is the unit); '-' below min_sets duplicate sets.",
     ]
     return "\n".join(lines) + "\n"
+
+
+RESOURCE_HEADS = ("entrant", "matches", "moves", "p50 ms", "p90 ms", "max ms", "CPU s", "CPU s max", "peak MB",
+                  "measured")
+RESOURCE_NOTE = ("Resources: p50 and p90 of the entrant's move times pooled over all its moves (from a histogram "
+                 "of 1/8-octave bins: within 5%), its longest move; CPU seconds of its bot's processes in all and "
+                 "in its costliest match (max), the largest peak resident memory of one of them; measured: "
+                 "process (a process started for the match), cgroup (its peak from its sandbox's memory cgroup), "
+                 "approximate (a process kept from earlier matches: its peak since it started), in-process (a "
+                 "strategy: times only); '-': unknown.")
+
+
+def resource_cells(r: dict[str, Any]) -> list[str]:
+    """One entrant's resources as table cells (`ResourceTally.rows`; '-' for None)."""
+    from referee.resources import shown
+
+    return [str(r["entrant"]).replace("|", "\\|"), str(r["matches"]), str(r["decisions"]),
+            *(shown(r.get(k), ms=True) for k in ("ms_p50", "ms_p90", "ms_max")),
+            *(shown(r.get(k)) for k in ("cpu_s", "cpu_s_max", "peak_mb")), ", ".join(r.get("measured") or ()) or "-"]
 
 
 def _sprt_row(t: dict[str, Any]) -> list[Any]:
@@ -666,6 +780,22 @@ def _markdown_table(title: str, heads: Sequence[str], rows: Iterable[Sequence[An
     lines = [f"## {title}", "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
     return lines + [""]
+
+
+def rich_resources(rows: list[dict[str, Any]]):
+    """The entrants' resources (`ResourceTally.rows`) as a rich table, cells wrapped rather than cut."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=Text("Resources", style="italic"), box=box.SIMPLE_HEAD, pad_edge=False,
+                  collapse_padding=True)
+    for col in RESOURCE_HEADS:
+        table.add_column(col, justify="left" if col in ("entrant", "measured") else "right", overflow="fold")
+    for r in rows:
+        cells = resource_cells(r)
+        table.add_row(Text(str(r["entrant"])), *cells[1:])
+    return table
 
 
 def rich_table(rows: list[Row], title: str, limit: int | None = None, points: bool = True, note: str | None = None):
