@@ -294,6 +294,12 @@ def test_a_journal_with_resources_gets_a_resources_table_and_one_without_none(tm
     assert "## Resources" in md and "| a | 2 | 3 |" in md
     assert "resources" not in json.loads((tmp_path / "old" / "standings.json").read_text())
     assert "## Resources" not in (tmp_path / "old" / "standings.md").read_text()
+    # the index written from the journal alone (referee replay --index) tallies them as the files do
+    from referee.tournament.index import write_index
+
+    text = write_index(tmp_path / "new", REGISTRY, viewers=False).read_text()
+    assert 'id="resources"' in text and "in-process" in text
+    assert 'id="resources"' not in write_index(tmp_path / "old", REGISTRY, viewers=False).read_text()
 
 
 REFEREE = [sys.executable, "-m", "referee"]

@@ -168,15 +168,18 @@ def write_index(out_dir: str | Path, registry: Any = None, standings: dict[str, 
 
 
 def _with_conduct(journal: Path, standings: dict[str, Any] | None) -> dict[str, Any]:
-    """The standings (computed from the journal when None) with the fault and penalty rows the
-    terminal and standings.json have (`reporting.fault_rows`, `penalty_rows`) where they lack
-    them: of the counted matches (sprt.counted), in one more streamed pass."""
+    """The standings (computed from the journal when None) with the fault, penalty and resource
+    rows the terminal and standings.json have (`reporting.fault_rows`, `penalty_rows`,
+    `standings.ResourceTally`) where they lack them: of the counted matches (sprt.counted), in
+    one more streamed pass."""
     from referee.tournament import standings as st
     from referee.tournament.reporting import fault_rows, penalty_rows
 
     standings = dict(standings if standings is not None else st.compute_journal(journal))
     faulty, penalised = [], []  # of the records with a fault, with a penalty: what the rows read
+    resources = st.ResourceTally()  # each entrant's times, CPU and peak memory (as outputs.read_once)
     for rec in st.counted_journal(journal):
+        resources.add(rec)
         if rec.get("fault_log"):
             faulty.append({k: rec.get(k) for k in ("index", "key", "seats", "replay", "fault_log")})
         if rec.get("penalties"):
@@ -185,6 +188,8 @@ def _with_conduct(journal: Path, standings: dict[str, Any] | None) -> dict[str, 
         standings["faults"] = fault_rows(faulty)
     if "penalties" not in standings:
         standings["penalties"] = penalty_rows(penalised)
+    if "resources" not in standings:
+        standings["resources"] = resources.rows()
     return standings
 
 
