@@ -32,7 +32,7 @@ def test_a_tournament_prints_a_line_per_finished_match_and_a_fault_table(tmp_pat
     proc = referee("tournament", str(tournament_file(tmp_path)), "--out", str(tmp_path / "o"))
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stdout.splitlines() if line.startswith("[")]
-    assert len(lines) == 6 and lines[-1].startswith("[6/6] maumau.")
+    assert len(lines) == 6 and lines[-1].startswith("[6/6] maumau-")
     assert sum("faults: bot illegal" in line for line in lines) == 4
     assert "Faults" in proc.stdout and "first fault" in proc.stdout
     data = json.loads((tmp_path / "o" / "standings.json").read_text())

@@ -154,20 +154,32 @@ class LocalBackend(Backend):
         self.executor = self._pool()
 
     def stop(self) -> None:
-        """Stop every worker so that each kills its own bots (SIGTERM runs their cleanup)."""
+        """Stop every worker so that each kills its own bots (SIGTERM runs their cleanup); one
+        still running 5 s later is killed. A broken pool's own thread (from Python 3.12) holds
+        the pool's lock while it waits for its workers to end, so those are ended first."""
         pool = self.executor
         processes = list((getattr(pool, "_processes", None) or {}).values())
+        if getattr(pool, "_broken", False):
+            _end(processes)
         pool.shutdown(wait=False, cancel_futures=True)
-        for proc in processes:
-            try:
-                proc.terminate()
-            except (OSError, ValueError):
-                pass
-        for proc in processes:
+        _end(processes)
+
+
+def _end(processes: list[Any]) -> None:
+    """SIGTERM to each worker process, then SIGKILL to one not gone within 5 s."""
+    for proc in processes:
+        try:
+            proc.terminate()
+        except (OSError, ValueError):
+            pass
+    for proc in processes:
+        try:
             proc.join(timeout=5)
             if proc.is_alive():
                 proc.kill()
                 proc.join(timeout=1)
+        except ValueError:  # closed already (the pool's own thread joined it)
+            pass
 
 
 class DaskBackend(Backend):
