@@ -62,6 +62,11 @@ def test_a_leftover_is_found():
     other worker's processes are too, so only this one is looked for, and only it is killed)."""
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
+        # Popen returns once the child's exec has begun, and its new environment is readable in
+        # /proc only once the exec has set it up: wait for that, as the suite's last check does
+        deadline = time.monotonic() + 10
+        while proc.pid not in leftovers() and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert proc.pid in leftovers()
     finally:
         proc.kill()
