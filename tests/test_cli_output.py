@@ -156,22 +156,24 @@ sys.stdin.read()
 """
 
 
-def test_play_shows_a_crashed_bots_last_words(tmp_path):
-    # issue 29: play printed only the stderr log's path; the LookupError must be on screen
-    bot = tmp_path / "crasher.py"
-    bot.write_text(CRASHER)
+def play_against_random(tmp_path, source: str) -> subprocess.CompletedProcess:
+    """`referee play` of the bot `source` against a random strategy (a wide terminal)."""
+    bot = tmp_path / "bot.py"
+    bot.write_text(source)
     proc = referee("play", "maumau", "-p", f"{sys.executable} {bot}", "-p", "random", "--seed", "1",
                    "--out", str(tmp_path / "m.jsonl"), env={"COLUMNS": "200"})
     assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_play_shows_a_crashed_bots_last_words(tmp_path):
+    # issue 29: play printed only the stderr log's path; the LookupError must be on screen
+    proc = play_against_random(tmp_path, CRASHER)
     assert "crash" in proc.stdout and "LookupError: no card named" in proc.stdout
 
 
 def test_a_fault_at_the_handshake_is_at_start(tmp_path):
     # issue 29: a fault before any deal was reported as "deal 0"
-    bot = tmp_path / "mute.py"
-    bot.write_text(MUTE)
-    proc = referee("play", "maumau", "-p", f"{sys.executable} {bot}", "-p", "random", "--seed", "1",
-                   "--out", str(tmp_path / "m.jsonl"), env={"COLUMNS": "200"})
-    assert proc.returncode == 0, proc.stderr
+    proc = play_against_random(tmp_path, MUTE)
     fault = next(line for line in proc.stdout.splitlines() if "fault" in line and "seat 0" in line)
     assert "at start" in fault and "deal 0" not in fault
