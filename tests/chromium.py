@@ -80,16 +80,29 @@ class DevTools:
                 return b"".join(parts).decode()
 
     def call(self, method: str, **params):
+        msg = self._call(method, params)
+        assert "error" not in msg, msg
+        return msg.get("result", {})
+
+    def _call(self, method: str, params: dict):
+        """The browser's whole answer to one command (its result, or its error)."""
         self.next_id += 1
         self._send(json.dumps({"id": self.next_id, "method": method, "params": params}))
         while True:
             msg = json.loads(self._message())
             if msg.get("id") == self.next_id:
-                assert "error" not in msg, msg
-                return msg.get("result", {})
+                return msg
 
     def js(self, expression: str):
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        """The expression's value in the page. One evaluated while the page navigates (a click on
+        a link, then a poll for the next page) is evaluated again once the next page is there."""
+        for _ in range(200):
+            msg = self._call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+            if "navigated" not in str(msg.get("error", {}).get("message", "")):
+                break
+            time.sleep(0.05)
+        assert "error" not in msg, msg
+        result = msg.get("result", {})
         assert "exceptionDetails" not in result, result
         return result["result"].get("value")
 
