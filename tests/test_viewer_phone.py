@@ -280,3 +280,12 @@ def test_the_scores_show_each_seats_resources_when_the_replay_has_them(browser, 
             at_width(browser, 1400)
     seat_page = write_viewer(load_replay(with_resources(path, RESOURCES)), game, tmp_path / "seat0.html", seat=0)
     assert page_data(seat_page.read_text())["result"]["resources"][1] is None
+
+
+def test_a_time_below_its_rounding_reads_as_play_shows_it(browser, tmp_path):
+    # a strategy's decisions take microseconds: rounded to 0.1 ms in the record, "<0.1", not "0"
+    path, _ = penalised_match(tmp_path)
+    fast = [{**RESOURCES[0], "ms_p50": 0.0, "ms_p90": 0.0, "ms_max": 0.1}, RESOURCES[1]]
+    browser.open(write_viewer(load_replay(with_resources(path, fast)), REGISTRY.game("maumau"), tmp_path / "f.html"))
+    rows = browser.js("[...document.querySelectorAll('#res tr')].map((tr) => [...tr.cells].map((c) => c.textContent))")
+    assert rows[2][1] == rows[3][1] == "<0.1" and rows[4][1] == "0.1", rows

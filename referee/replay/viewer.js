@@ -311,7 +311,8 @@ function renderResources() {
       const r = V.seat === null || V.seat === s ? res[s] : null;
       const v = r ? r[key] : null;
       tr.appendChild(el("td", key === "measured" && v === "approximate" ? "approx" : null,
-        key === "measured" ? (v === "approximate" ? "approx." : v || "") : v === null || v === undefined ? (r ? "\u2013" : "") : fmt(v)));
+        key === "measured" ? (v === "approximate" ? "approx." : v || "") : v === null || v === undefined ? (r ? "\u2013" : "")
+          : key.startsWith("ms_") && v === 0 ? "<0.1" : fmt(v)));  // a time below its rounding, as play shows it
     }
   });
 }
