@@ -12,10 +12,24 @@ fault table, the replay's `fault_log`. `fault_log_for` is that log as one seat m
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 #: how many legal actions a summary shows before "... (N in all)"
 SHOWN = 4
+#: a timeout's detail when the reply came after the limit, within the window the referee waits
+_LATE = re.compile(r"answered (\d+) ms late \(limit \d+ ms\)")
+
+
+def late_detail(late_ms: float, limit_ms: int) -> str:
+    """A timeout's detail when the bot's reply came `late_ms` after its `limit_ms`."""
+    return f"answered {late_ms:.0f} ms late (limit {limit_ms} ms)"
+
+
+def late_by(detail: str) -> int | None:
+    """How many ms late a timeout's reply came, if its `detail` is a `late_detail` (else None)."""
+    found = _LATE.match(detail)
+    return None if found is None else int(found.group(1))
 
 
 def hint(kind: str, detail: str, raw: str = "", stale: int = 0) -> str:
@@ -23,7 +37,7 @@ def hint(kind: str, detail: str, raw: str = "", stale: int = 0) -> str:
     if kind == "timeout":
         if "total time budget" in detail:
             return "the seat used up its thinking time for the whole match (total_ms): answer faster"
-        if detail.startswith("answered"):
+        if late_by(detail) is not None:
             return ("the reply came after the limit: answer within time_ms (plus bank_ms with a time bank: "
                     "each act tells them), keeping a margin for start-up and transport")
         if "stopped reading" in detail:

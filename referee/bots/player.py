@@ -55,6 +55,7 @@ from referee.bots.channel import MAX_PENDING_BYTES, Channel, Closed, PipeChannel
 from referee.bots.family import Snapshot, new_bot_id
 from referee.bots.limits import GRACE_MS, ResourceLimits
 from referee.bots.process import BotProcess, LazyLog, command
+from referee.faults import late_detail
 from referee.game import Action
 from referee.players import Fault, Player, Reply
 from referee.resources import APPROXIMATE, CGROUP, PROCESS, Usage, cgroup_peak, sample
@@ -355,7 +356,7 @@ class SubprocessPlayer(Player):
                 return Reply(fault=self._crash("exited"), ms=ms)
             late = self._late_by(chan, time_ms)
             if late is not None:
-                return Reply(fault=self._fault("timeout", f"answered {late:.0f} ms late (limit {time_ms} ms)"), ms=ms)
+                return Reply(fault=self._fault("timeout", late_detail(late, time_ms)), ms=ms)
             # raw: whatever partial line the bot left unterminated (a forgotten newline shows here)
             return Reply(fault=self._fault("timeout", f"no reply within {time_ms} ms", chan.partial), ms=ms)
         return Reply(fault=result, ms=ms)

@@ -8,13 +8,12 @@ the fault table of any journal.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from referee.faults import late_by
+
 FIRST = 3  # matches named per fault row
-#: a timeout whose reply came after the limit (referee.bots.player: "answered N ms late (limit L ms)")
-LATE = re.compile(r"answered (\d+) ms late")
 
 
 def duration(seconds: float) -> str:
@@ -94,10 +93,10 @@ def fault_rows(records: Iterable[dict[str, Any]]) -> list[FaultRow]:
             key = (seats[seat], str(f.get("kind")))
             row = rows.setdefault(key, FaultRow(*key))
             row.count += 1
-            late = LATE.match(str(f.get("detail", "")))
+            late = late_by(str(f.get("detail", "")))
             if late is not None:
                 row.late += 1
-                row.late_max_ms = max(row.late_max_ms, int(late.group(1)))
+                row.late_max_ms = max(row.late_max_ms, late)
             folder = rec["replay"].rsplit("/", 1)[0] if isinstance(rec.get("replay"), str) else "replays"
             # beside the replay (replays/NNNN/ if sharded); named by the fault only if the bot's log
             # held something then (a bot silent on stderr has none)
